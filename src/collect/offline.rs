@@ -1,0 +1,554 @@
+//! Saved files → `Case`. Each input is read with a size limit, decoded as UTF-8 (clearly refused
+//! when it is binary), split into sections at shell prompts (`$ kubectl ...`, `# rbd lock ls ...`)
+//! and each section is recognised by its content and handed to its parser.
+
+use std::io::Read;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::error::{Error, Result};
+use crate::model::{Case, LogLine, Origin, RawMessage, RbdImageState};
+use crate::parse::objects::KubeObject;
+use crate::parse::{describe, events, klog, objects, rbd};
+
+/// One input, read and decoded.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub label: String,
+    pub text: String,
+}
+
+/// Read `path` (`-` = stdin) refusing more than `max_bytes`.
+pub fn read_input(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<Source> {
+    let (label, bytes) = if path == "-" {
+        let mut buf = Vec::new();
+        stdin
+            .take(max_bytes + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("reading stdin", e))?;
+        ("stdin".to_string(), buf)
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(format!("reading {path}"), e))?;
+        if meta.is_dir() {
+            return Err(Error::input(path, "is a directory; pass the files in it"));
+        }
+        if meta.len() > max_bytes {
+            return Err(too_big(path, meta.len(), max_bytes));
+        }
+        let mut buf = Vec::with_capacity(meta.len() as usize);
+        std::fs::File::open(path)
+            .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut buf))
+            .map_err(|e| Error::io(format!("reading {path}"), e))?;
+        (path.to_string(), buf)
+    };
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(&label, bytes.len() as u64, max_bytes));
+    }
+    let text = decode(&label, bytes)?;
+    Ok(Source { label, text })
+}
+
+fn too_big(label: &str, len: u64, max: u64) -> Error {
+    Error::input(
+        label,
+        format!(
+            "is {} MiB, more than the {} MiB limit; pass only the relevant part (e.g. `journalctl -u kubelet --since -1h`) or raise --max-input-mib",
+            len.div_ceil(1 << 20),
+            max >> 20
+        ),
+    )
+}
+
+/// Text, or a clear refusal. Rare stray bytes in a big log are replaced (and the report says
+/// so); binary data and text in another encoding are refused.
+pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::input(label, "is empty: nothing to diagnose"));
+    }
+    if bytes.iter().take(64 * 1024).any(|&b| b == 0) {
+        return Err(Error::input(
+            label,
+            "is binary data (it contains NUL bytes), not text output of kubectl, kubelet or rbd",
+        ));
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let first_bad = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let lossy = String::from_utf8_lossy(&bytes);
+            let bad = lossy.matches('\u{FFFD}').count();
+            // One bad byte per 10,000 is a damaged log; more is another encoding or binary.
+            if bad * 10_000 > bytes.len() {
+                return Err(Error::input(
+                    label,
+                    format!(
+                        "is not UTF-8 text (first invalid byte at offset {first_bad}); convert it first, e.g. `iconv -f latin1 -t utf-8`"
+                    ),
+                ));
+            }
+            Ok(lossy.into_owned())
+        }
+    }
+}
+
+/// A part of a file: the command that printed it (when a prompt shows it) and its output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub command: Option<String>,
+    pub body: String,
+}
+
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(?:\[[^\]\n]{1,80}\]\s?[#$]|[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^\n#$]{0,80}[#$]|[#$]|PS [^>\n]{0,80}>)\s+((?:sudo\s+)?(?:kubectl|oc|rbd|ceph|journalctl|mount|cat|grep|findmnt|volmnt|tail|less|kubectl-volmnt)\b.*)$",
+    )
+    .expect("static regex")
+});
+
+/// Split a transcript at its shell prompts. A long prompt line (a flattened paste) stays with
+/// its content.
+pub fn sections(text: &str) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut current = Section {
+        command: None,
+        body: String::new(),
+    };
+    for line in text.lines() {
+        if let Some(c) = PROMPT.captures(line) {
+            let cmd = c[1].trim().to_string();
+            if !current.body.trim().is_empty() || current.command.is_some() {
+                out.push(std::mem::replace(
+                    &mut current,
+                    Section {
+                        command: None,
+                        body: String::new(),
+                    },
+                ));
+            }
+            if line.len() > 300 {
+                // `# kubectl describe pod x Name: x Namespace: ...` pasted onto one line
+                current.command =
+                    Some(cmd.split_whitespace().take(6).collect::<Vec<_>>().join(" "));
+                current.body.push_str(line);
+                current.body.push('\n');
+            } else {
+                current.command = Some(cmd);
+            }
+            continue;
+        }
+        current.body.push_str(line);
+        current.body.push('\n');
+    }
+    if !current.body.trim().is_empty() || current.command.is_some() {
+        out.push(current);
+    }
+    out
+}
+
+static RBD_IMAGE_ARG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"rbd\s+(?:lock\s+(?:list|ls)|status)\s+(?:-\S+\s+(?:\S+\s+)?)*?([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)")
+        .expect("static regex")
+});
+
+/// Words that make an unrecognised text worth classifying as a raw message.
+static FAILURE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status")
+        .expect("static regex")
+});
+
+/// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
+pub fn is_volume_log_line(l: &LogLine) -> bool {
+    static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)volume|mount|attach|rbd|nfs|csi|iscsi|claim|disk|device|subpath|hostpath|configmap|secret")
+            .expect("static regex")
+    });
+    let failing = matches!(l.severity, Some('E' | 'W' | 'F')) || FAILURE_WORDS.is_match(&l.message);
+    failing && VOLUME_WORDS.is_match(&l.message)
+}
+
+/// The most log lines kept from one input (the newest), so memory stays bounded.
+pub const MAX_LOG_LINES: usize = 5000;
+
+/// Read one input into the case. Fails when nothing in it is recognised.
+pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
+    let mut recognised = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, s) in sections(&src.text).iter().enumerate() {
+        match add_section(case, &src.label, s)? {
+            Some(what) => recognised.push(what),
+            None => {
+                if !s.body.trim().is_empty() {
+                    skipped.push(
+                        s.command
+                            .clone()
+                            .map(|c| format!("output of `{c}`"))
+                            .unwrap_or_else(|| format!("part {}", i + 1)),
+                    );
+                }
+            }
+        }
+    }
+    if recognised.is_empty() {
+        return Err(Error::input(
+            &src.label,
+            "not recognised: expected kubectl describe/get output, events, a kubelet log or rbd lock/status output",
+        ));
+    }
+    case.inputs
+        .push(format!("{}: {}", src.label, recognised.join(", ")));
+    if !skipped.is_empty() {
+        case.notes.push(format!(
+            "{}: skipped what volmnt does not read: {}",
+            src.label,
+            skipped.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Recognise one section and add it; `Ok(None)` when it is not something volmnt reads.
+fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<String>> {
+    let text = s.body.as_str();
+    let cmd = s.command.as_deref().unwrap_or("");
+    let image = RBD_IMAGE_ARG.captures(cmd).map(|c| c[1].to_string());
+    let trimmed = text.trim_start();
+    let ctx = |e: crate::error::ParseError| Error::Parse {
+        context: label.to_string(),
+        source: e,
+    };
+
+    if cmd.contains("rbd lock")
+        || trimmed.starts_with("There is ")
+        || trimmed.starts_with("There are ")
+    {
+        let mut state = if trimmed.is_empty() {
+            RbdImageState::default() // `rbd lock ls` prints nothing when there is no lock
+        } else {
+            rbd::parse_lock_list(text).map_err(ctx)?
+        };
+        state.image = state.image.or(image);
+        let n = state.locks.len();
+        merge_rbd(case, state);
+        return Ok(Some(format!("rbd lock list ({n} lock(s))")));
+    }
+    if cmd.contains("rbd status")
+        || trimmed.starts_with("Watchers:")
+        || (trimmed.starts_with('{') && trimmed.contains("\"watchers\""))
+    {
+        let watchers = rbd::parse_status(text).map_err(ctx)?;
+        let n = watchers.len();
+        merge_rbd(
+            case,
+            RbdImageState {
+                image,
+                watchers: Some(watchers),
+                ..RbdImageState::default()
+            },
+        );
+        return Ok(Some(format!("rbd status ({n} watcher(s))")));
+    }
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    if objects::looks_like_objects(text) {
+        let objs = objects::parse_objects(text).map_err(ctx)?;
+        return Ok(Some(add_objects(case, objs)));
+    }
+    if describe::looks_like_pod_describe(text) {
+        let d = describe::parse_pod(text).map_err(ctx)?;
+        let n = d.events.len();
+        let name = d.pod.metadata.name.clone().unwrap_or_default();
+        set_pod(case, d.pod);
+        case.events.extend(d.events);
+        case.notes
+            .extend(d.notes.into_iter().map(|n| format!("{label}: {n}")));
+        return Ok(Some(format!("kubectl describe pod {name} ({n} event(s))")));
+    }
+    if describe::looks_like_pvc_describe(text) {
+        let (pvc, evs) = describe::parse_pvc(text).map_err(ctx)?;
+        let name = pvc.metadata.name.clone().unwrap_or_default();
+        case.pvcs.push(pvc);
+        case.events.extend(evs);
+        return Ok(Some(format!("kubectl describe pvc {name}")));
+    }
+    if describe::looks_like_pv_describe(text) {
+        let pv = describe::parse_pv(text).map_err(ctx)?;
+        let name = pv.metadata.name.clone().unwrap_or_default();
+        case.pvs.push(pv);
+        return Ok(Some(format!("kubectl describe pv {name}")));
+    }
+    if events::looks_like_event_table(text) {
+        let evs = events::parse_event_table(text, Origin::EventTable).map_err(ctx)?;
+        let n = evs.len();
+        case.events.extend(evs);
+        return Ok(Some(format!("event table ({n} event(s))")));
+    }
+    if klog::looks_like_klog(text) {
+        let mut total = 0usize;
+        let mut kept = klog::parse_klog_with(text, |l| {
+            total += 1;
+            is_volume_log_line(l)
+        });
+        if kept.len() > MAX_LOG_LINES {
+            case.notes.push(format!(
+                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
+                kept.len()
+            ));
+            kept.drain(..kept.len() - MAX_LOG_LINES);
+        }
+        let n = kept.len();
+        case.logs.extend(kept);
+        return Ok(Some(format!(
+            "kubelet log ({n} of {total} entries about volume failures)"
+        )));
+    }
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if let Some(ev) = events::parse_event_row(first, Origin::EventTable) {
+        if text.lines().filter(|l| !l.trim().is_empty()).count() == 1 || ev.message.len() > 20 {
+            let mut ev = ev;
+            // The rest of a pasted row is the message's continuation (mount output).
+            let rest: Vec<&str> = text
+                .lines()
+                .skip_while(|l| l.trim().is_empty())
+                .skip(1)
+                .collect();
+            if !rest.is_empty() {
+                ev.message.push('\n');
+                ev.message.push_str(&rest.join("\n"));
+            }
+            case.events.push(ev);
+            return Ok(Some("an event row".into()));
+        }
+    }
+    if looks_structured(trimmed) {
+        return Err(Error::input(
+            label,
+            "is JSON/YAML but not a Kubernetes object (no apiVersion and kind); save objects with `kubectl get ... -o yaml`",
+        ));
+    }
+    if FAILURE_WORDS.is_match(text) {
+        case.messages.push(RawMessage {
+            label: format!("{label} (text)"),
+            text: text.trim().to_string(),
+        });
+        return Ok(Some("a raw message".into()));
+    }
+    Ok(None)
+}
+
+/// JSON, or a YAML mapping/sequence (not plain prose that YAML would read as a string).
+fn looks_structured(t: &str) -> bool {
+    if t.starts_with('{') || t.starts_with('[') {
+        return true;
+    }
+    matches!(
+        serde_yaml::from_str::<serde_yaml::Value>(t),
+        Ok(serde_yaml::Value::Mapping(_)) | Ok(serde_yaml::Value::Sequence(_))
+    )
+}
+
+fn merge_rbd(case: &mut Case, state: RbdImageState) {
+    if let Some(existing) = case
+        .rbd
+        .iter_mut()
+        .find(|r| r.image.is_none() || state.image.is_none() || r.image == state.image)
+    {
+        if existing.image.is_none() {
+            existing.image = state.image;
+        }
+        if !state.locks.is_empty() || existing.locks.is_empty() {
+            if !state.locks.is_empty() {
+                existing.locks = state.locks;
+                existing.lock_kind = state.lock_kind;
+            }
+        }
+        if state.watchers.is_some() {
+            existing.watchers = state.watchers;
+        }
+    } else {
+        case.rbd.push(state);
+    }
+}
+
+fn set_pod(case: &mut Case, pod: k8s_openapi::api::core::v1::Pod) {
+    let wanted = case.pod_name.clone();
+    let name = pod.metadata.name.clone();
+    let is_target = match (&wanted, &name) {
+        (Some(w), Some(n)) => w == n,
+        _ => case.pod.is_none(),
+    };
+    if is_target {
+        if let Some(old) = case.pod.replace(pod) {
+            case.other_pods.push(old);
+        }
+    } else {
+        case.other_pods.push(pod);
+    }
+}
+
+fn add_objects(case: &mut Case, objs: Vec<KubeObject>) -> String {
+    let mut kinds: Vec<String> = Vec::new();
+    let mut count = |k: &str| kinds.push(k.to_string());
+    for o in objs {
+        match o {
+            KubeObject::Pod(p) => {
+                count("Pod");
+                set_pod(case, *p);
+            }
+            KubeObject::Event(e) => {
+                count("Event");
+                case.events.push(e);
+            }
+            KubeObject::PersistentVolumeClaim(p) => {
+                count("PersistentVolumeClaim");
+                case.pvcs.push(*p);
+            }
+            KubeObject::PersistentVolume(p) => {
+                count("PersistentVolume");
+                case.pvs.push(*p);
+            }
+            KubeObject::StorageClass(s) => {
+                count("StorageClass");
+                case.storage_classes.push(*s);
+            }
+            KubeObject::CsiDriver(d) => {
+                count("CSIDriver");
+                case.csi_drivers.push(*d);
+            }
+            KubeObject::VolumeAttachment(v) => {
+                count("VolumeAttachment");
+                case.volume_attachments.push(*v);
+            }
+            KubeObject::Node(n) => {
+                count("Node");
+                case.nodes.push(*n);
+            }
+            KubeObject::ConfigMap(m) => {
+                count("ConfigMap");
+                case.configmaps.extend(m.name);
+            }
+            KubeObject::Secret(m) => {
+                count("Secret");
+                case.secrets.extend(m.name);
+            }
+            KubeObject::Other { kind, .. } => count(&format!("{kind} (not used)")),
+        }
+    }
+    summarise_kinds(&kinds)
+}
+
+fn summarise_kinds(kinds: &[String]) -> String {
+    let mut uniq: Vec<(String, usize)> = Vec::new();
+    for k in kinds {
+        match uniq.iter_mut().find(|(n, _)| n == k) {
+            Some((_, c)) => *c += 1,
+            None => uniq.push((k.clone(), 1)),
+        }
+    }
+    let parts: Vec<String> = uniq
+        .into_iter()
+        .map(|(k, c)| if c > 1 { format!("{c} {k}") } else { k })
+        .collect();
+    if parts.is_empty() {
+        "an empty object list".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Drop events that name another pod, so a namespace-wide dump can be given as is.
+pub fn keep_pod_events(case: &mut Case) {
+    let Some(name) = case.pod_display_name().map(str::to_string) else {
+        return;
+    };
+    let before = case.events.len();
+    case.events.retain(|e| match &e.object {
+        Some(o) if o.kind.as_deref() == Some("Pod") => o.name.as_deref() == Some(name.as_str()),
+        _ => true,
+    });
+    let dropped = before - case.events.len();
+    if dropped > 0 {
+        case.notes
+            .push(format!("ignored {dropped} event(s) about other pods"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transcripts_split_at_prompts() {
+        let t = "# rbd lock list mioss/index-api-image\nThere is 1 exclusive lock on this image.\nLocker ID Address\nclient.24128 kubelet_lock_magic_node1 10.47.136.60:0/1864102866\n";
+        let s = sections(t);
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            s[0].command.as_deref(),
+            Some("rbd lock list mioss/index-api-image")
+        );
+        assert!(s[0].body.starts_with("There is 1"));
+        let image = RBD_IMAGE_ARG
+            .captures(s[0].command.as_deref().unwrap())
+            .unwrap();
+        assert_eq!(&image[1], "mioss/index-api-image");
+
+        let two = "[root@k8s-master-01 opt]# kubectl get pod -n x\nNAME READY\n[root@k8s-master-01 opt]# kubectl describe pv nfs211\nName: nfs211\n";
+        let s = sections(two);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1].command.as_deref(), Some("kubectl describe pv nfs211"));
+    }
+
+    #[test]
+    fn yaml_comments_are_not_prompts() {
+        let s = sections("# a comment\napiVersion: v1\nkind: Pod\n");
+        assert_eq!(s.len(), 1);
+        assert!(s[0].command.is_none());
+    }
+
+    #[test]
+    fn decode_refuses_binary_and_other_encodings_but_tolerates_rare_damage() {
+        assert!(decode("x", vec![])
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
+        assert!(decode("x", b" \n\t".to_vec()).is_err());
+        assert!(decode("x", vec![0, 1, 2, 3])
+            .unwrap_err()
+            .to_string()
+            .contains("binary"));
+        let latin1 = b"caf\xe9 mount failed".to_vec();
+        assert!(decode("x", latin1)
+            .unwrap_err()
+            .to_string()
+            .contains("not UTF-8"));
+        let mut log = "E0216 13:59:27.393946 1159 x.go:1] failed\n"
+            .repeat(1000)
+            .into_bytes();
+        log.push(0xff);
+        assert!(decode("x", log).is_ok());
+    }
+
+    #[test]
+    fn rbd_lock_rows_from_commands_are_merged_per_image() {
+        let mut case = Case::default();
+        merge_rbd(
+            &mut case,
+            RbdImageState {
+                image: Some("p/i".into()),
+                ..Default::default()
+            },
+        );
+        merge_rbd(
+            &mut case,
+            RbdImageState {
+                image: Some("p/i".into()),
+                watchers: Some(vec![]),
+                ..Default::default()
+            },
+        );
+        assert_eq!(case.rbd.len(), 1);
+        assert_eq!(case.rbd[0].watchers, Some(vec![]));
+    }
+}

@@ -1,0 +1,364 @@
+//! Loads `knowledge.yaml` (the cause catalogue, patterns, remediation and OS package map) once,
+//! checks it, and compiles its patterns into one `RegexSet` so a message is scanned once.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize};
+
+/// The knowledge file, embedded so the binary needs nothing beside it.
+pub const KNOWLEDGE_YAML: &str = include_str!("knowledge.yaml");
+
+/// Filesystem family of a volume, the context that tells look-alike messages apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FsFamily {
+    Nfs,
+    Cifs,
+    Glusterfs,
+    Cephfs,
+    Block,
+    #[default]
+    Unknown,
+}
+
+impl FsFamily {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FsFamily::Nfs => "nfs",
+            FsFamily::Cifs => "cifs",
+            FsFamily::Glusterfs => "glusterfs",
+            FsFamily::Cephfs => "cephfs",
+            FsFamily::Block => "block",
+            FsFamily::Unknown => "unknown",
+        }
+    }
+}
+
+/// One remediation or confirmation step as written in the knowledge file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepDef {
+    pub text: String,
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Name of a client in `clients` (or `{client}`): rendered as the OS's install command.
+    #[serde(default)]
+    pub install: Option<String>,
+    /// The step can do harm if the premise is wrong; the report says so.
+    #[serde(default)]
+    pub confirm_first: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatternDef {
+    #[serde(rename = "match")]
+    pub regex: String,
+    #[serde(default)]
+    pub fs: Option<Vec<FsFamily>>,
+    #[serde(default)]
+    pub not_fs: Option<Vec<FsFamily>>,
+    #[serde(default)]
+    pub not: Option<String>,
+    pub confidence: f64,
+    #[serde(default)]
+    pub symptom: bool,
+    /// Only counts when the mount options include one outside the known lists.
+    #[serde(default)]
+    pub unusual_options: bool,
+}
+
+/// One cause: what it is, how to confirm it, what to run, how to recognise it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CauseDef {
+    pub id: String,
+    pub title: String,
+    /// The filesystem family the cause belongs to, when it belongs to one.
+    #[serde(default)]
+    pub fs: Option<FsFamily>,
+    pub explain: String,
+    #[serde(default)]
+    pub confirm: Vec<StepDef>,
+    #[serde(default)]
+    pub remediation: Vec<StepDef>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+    #[serde(default)]
+    pub patterns: Vec<PatternDef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OsFamilyDef {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "match")]
+    pub regex: String,
+}
+
+// No deny_unknown_fields: it does not work with `flatten`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClientDef {
+    pub name: String,
+    #[serde(flatten)]
+    pub packages: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Knowledge {
+    os_families: Vec<OsFamilyDef>,
+    install_commands: BTreeMap<String, String>,
+    rhel_legacy_match: String,
+    immutable_advice: String,
+    clients: BTreeMap<String, ClientDef>,
+    mount_options: BTreeMap<String, Vec<String>>,
+    plugin_families: BTreeMap<String, FsFamily>,
+    csi_driver_families: Vec<DriverFamilyDef>,
+    causes: Vec<CauseDef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DriverFamilyDef {
+    #[serde(rename = "match")]
+    regex: String,
+    fs: FsFamily,
+}
+
+/// A pattern ready to use: which cause it points at and its compiled veto.
+#[derive(Debug)]
+pub struct Pattern {
+    pub cause: usize,
+    pub def: PatternDef,
+    pub regex: Regex,
+    pub not: Option<Regex>,
+}
+
+/// The loaded, checked knowledge.
+#[derive(Debug)]
+pub struct Catalogue {
+    pub causes: Vec<CauseDef>,
+    pub patterns: Vec<Pattern>,
+    /// All pattern regexes, for one pass over a message.
+    pub set: RegexSet,
+    pub os_families: Vec<(OsFamilyDef, Regex)>,
+    pub rhel_legacy: Regex,
+    pub install_commands: BTreeMap<String, String>,
+    pub immutable_advice: String,
+    pub clients: BTreeMap<String, ClientDef>,
+    pub mount_options: BTreeMap<String, Vec<String>>,
+    pub plugin_families: BTreeMap<String, FsFamily>,
+    pub csi_driver_families: Vec<(Regex, FsFamily)>,
+}
+
+impl Catalogue {
+    /// Parse and check a knowledge document. Used once for the embedded file; tests feed others.
+    pub fn from_yaml(text: &str) -> Result<Catalogue, String> {
+        let k: Knowledge =
+            serde_yaml::from_str(text).map_err(|e| format!("knowledge.yaml: {e}"))?;
+        let mut seen = std::collections::HashSet::new();
+        let mut patterns = Vec::new();
+        for (i, c) in k.causes.iter().enumerate() {
+            if !seen.insert(c.id.as_str()) {
+                return Err(format!("cause {} is defined twice", c.id));
+            }
+            if !c
+                .id
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch.is_ascii_digit())
+            {
+                return Err(format!("cause id {} is not snake_case", c.id));
+            }
+            for p in &c.patterns {
+                if !(0.0..=1.0).contains(&p.confidence) {
+                    return Err(format!(
+                        "{}: confidence {} outside 0..1",
+                        c.id, p.confidence
+                    ));
+                }
+                let regex = Regex::new(&p.regex).map_err(|e| format!("{}: {e}", c.id))?;
+                let not = match &p.not {
+                    Some(n) => Some(Regex::new(n).map_err(|e| format!("{}: {e}", c.id))?),
+                    None => None,
+                };
+                patterns.push(Pattern {
+                    cause: i,
+                    def: p.clone(),
+                    regex,
+                    not,
+                });
+            }
+            for s in c.remediation.iter().chain(&c.confirm) {
+                if let Some(client) = &s.install {
+                    if client != "{client}" && !k.clients.contains_key(client) {
+                        return Err(format!("{}: unknown client {client}", c.id));
+                    }
+                }
+            }
+        }
+        if !seen.contains("unknown") {
+            return Err("the catalogue must define `unknown`".into());
+        }
+        let set = RegexSet::new(patterns.iter().map(|p| p.def.regex.as_str()))
+            .map_err(|e| e.to_string())?;
+        let os_families = k
+            .os_families
+            .into_iter()
+            .map(|o| {
+                let re = Regex::new(&o.regex).map_err(|e| format!("os {}: {e}", o.id))?;
+                Ok((o, re))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Catalogue {
+            causes: k.causes,
+            patterns,
+            set,
+            os_families,
+            rhel_legacy: Regex::new(&k.rhel_legacy_match).map_err(|e| e.to_string())?,
+            install_commands: k.install_commands,
+            immutable_advice: k.immutable_advice,
+            clients: k.clients,
+            mount_options: k.mount_options,
+            plugin_families: k.plugin_families,
+            csi_driver_families: k
+                .csi_driver_families
+                .into_iter()
+                .map(|d| Ok((Regex::new(&d.regex).map_err(|e| e.to_string())?, d.fs)))
+                .collect::<Result<Vec<_>, String>>()?,
+        })
+    }
+
+    pub fn cause(&self, id: &str) -> Option<&CauseDef> {
+        self.causes.iter().find(|c| c.id == id)
+    }
+
+    pub fn cause_index(&self, id: &str) -> Option<usize> {
+        self.causes.iter().position(|c| c.id == id)
+    }
+
+    /// Filesystem family of a CSI driver, by its name.
+    pub fn driver_family(&self, driver: &str) -> FsFamily {
+        self.csi_driver_families
+            .iter()
+            .find(|(re, _)| re.is_match(driver))
+            .map(|(_, f)| *f)
+            .unwrap_or_default()
+    }
+
+    /// Mount options in `options` that neither mount(8) nor the filesystem's man page lists.
+    pub fn unusual_options(&self, fstype: &str, options: &[String]) -> Vec<String> {
+        let Some(own) = self.mount_options.get(fstype) else {
+            // Only judge filesystems whose option list we carry.
+            return Vec::new();
+        };
+        let generic = self.mount_options.get("generic");
+        options
+            .iter()
+            .filter(|o| {
+                let name = o.split('=').next().unwrap_or(o);
+                let known = |list: &Vec<String>| {
+                    list.iter().any(|k| {
+                        k == name || (k.ends_with('*') && name.starts_with(&k[..k.len() - 1]))
+                    })
+                };
+                !name.starts_with('<') && !known(own) && !generic.is_some_and(known)
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+static CATALOGUE: LazyLock<Catalogue> = LazyLock::new(|| {
+    // The embedded file is checked by a unit test; a broken build cannot ship.
+    Catalogue::from_yaml(KNOWLEDGE_YAML).expect("embedded knowledge.yaml is valid")
+});
+
+/// The embedded catalogue.
+pub fn catalogue() -> &'static Catalogue {
+    &CATALOGUE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_knowledge_loads_and_has_the_contract_ids() {
+        let c = Catalogue::from_yaml(KNOWLEDGE_YAML).unwrap();
+        // The ids DESIGN.md and the issue promise; JSON consumers rely on them.
+        for id in [
+            "nfs_client_missing",
+            "fs_helper_missing",
+            "nfs_server_unreachable",
+            "nfs_access_denied",
+            "nfs_export_missing",
+            "nfs_version_unsupported",
+            "nfs_statd_missing",
+            "stale_file_handle",
+            "rbd_lock_held",
+            "rbd_watcher_stale",
+            "multi_attach",
+            "attach_timeout",
+            "attach_failed_cloud",
+            "csi_driver_not_registered",
+            "csi_operation_pending",
+            "pvc_unbound_or_missing",
+            "configmap_or_secret_missing",
+            "block_fs_corrupt_or_unformatted",
+            "permission_denied_or_selinux",
+            "subpath_failure",
+            "device_busy",
+            "hostpath_type_mismatch",
+            "kubelet_dir_or_propagation",
+            "readonly_or_io_error",
+            "smb_access_denied",
+            "smb_share_not_found",
+            "gluster_endpoints_missing",
+            "invalid_mount_option",
+            "xfs_duplicate_uuid",
+            "partitioned_disk",
+            "fs_features_unsupported_by_kernel",
+            "local_path_missing",
+            "storage_backend_unreachable",
+            "storage_backend_error",
+            "volume_not_ready",
+            "unknown",
+        ] {
+            let cause = c.cause(id).unwrap_or_else(|| panic!("missing cause {id}"));
+            assert!(!cause.explain.trim().is_empty(), "{id} has no explanation");
+            if id != "unknown" {
+                assert!(!cause.patterns.is_empty(), "{id} has no pattern");
+                assert!(
+                    !cause.remediation.is_empty() || !cause.confirm.is_empty(),
+                    "{id} says nothing to run"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_knowledge_is_refused_with_the_reason() {
+        let dup = KNOWLEDGE_YAML.replace("id: fs_helper_missing", "id: nfs_client_missing");
+        assert!(Catalogue::from_yaml(&dup).unwrap_err().contains("twice"));
+        let bad_re = KNOWLEDGE_YAML.replace("'is host /dev mounted", "'(is host /dev mounted");
+        assert!(Catalogue::from_yaml(&bad_re).is_err());
+    }
+
+    #[test]
+    fn unusual_options_are_those_no_manual_lists() {
+        let c = catalogue();
+        let opts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            c.unusual_options("xfs", &opts(&["debug", "defaults"])),
+            ["debug"]
+        );
+        assert!(c
+            .unusual_options("ext4", &opts(&["_netdev", "data=ordered", "noatime"]))
+            .is_empty());
+        assert!(c.unusual_options("nfs", &opts(&["anything"])).is_empty());
+    }
+}

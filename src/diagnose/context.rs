@@ -1,0 +1,437 @@
+//! The context that tells look-alike messages apart: which filesystem family a message is about
+//! (from its mount command, its volume plugin, its CSI driver, the shape of its source, or the
+//! volume objects in the case) and what each of the pod's volumes is.
+
+use std::collections::HashMap;
+
+use k8s_openapi::api::core::v1::{PersistentVolume, Volume};
+use serde::Serialize;
+
+use super::catalogue::{catalogue, FsFamily};
+use crate::model::Case;
+use crate::parse::mount_error::{self, MountError};
+
+/// What the case says about one volume: its family and the names the remediation needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VolumeHint {
+    pub fs: FsFamily,
+    pub fstype: Option<String>,
+    /// The volume's name in the pod spec.
+    pub pod_volume: Option<String>,
+    pub pvc: Option<String>,
+    pub pv: Option<String>,
+    pub driver: Option<String>,
+    /// In-tree (`spec.nfs`, `spec.rbd`, ...) rather than CSI.
+    pub in_tree: bool,
+    pub server: Option<String>,
+    pub export: Option<String>,
+    /// `pool/image` for RBD volumes.
+    pub rbd_image: Option<String>,
+    /// Local or hostPath path.
+    pub path: Option<String>,
+    /// One line saying where the hint came from (`PV nfs211: nfs 10.20.172.211:/nfs`).
+    pub describe: String,
+}
+
+/// Volume hints of a case, by every name a message may use for the volume.
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    by_name: HashMap<String, VolumeHint>,
+    /// The pod's only storage volume, when it has exactly one.
+    only: Option<VolumeHint>,
+}
+
+impl Hints {
+    /// The hint for the volume a message names, or the pod's only storage volume.
+    pub fn for_volume(&self, name: Option<&str>) -> Option<&VolumeHint> {
+        name.and_then(|n| {
+            self.by_name
+                .get(n)
+                // ≤1.8 names: kubernetes.io/nfs/<uid>-<volume>
+                .or_else(|| {
+                    self.by_name
+                        .iter()
+                        .find(|(k, _)| n.ends_with(&format!("-{k}")))
+                        .map(|(_, v)| v)
+                })
+        })
+        .or(self.only.as_ref())
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &VolumeHint> {
+        let mut seen: Vec<&VolumeHint> = Vec::new();
+        for v in self.by_name.values() {
+            if !seen.contains(&v) {
+                seen.push(v);
+            }
+        }
+        seen.into_iter()
+    }
+}
+
+/// One message with everything read out of it.
+#[derive(Debug, Clone, Default)]
+pub struct MsgContext {
+    pub error: MountError,
+    pub fs: FsFamily,
+    /// Why `fs` was chosen, for the evidence (`mount -t nfs`, `plugin kubernetes.io/nfs`).
+    pub fs_reason: Option<String>,
+    pub fstype: Option<String>,
+    /// Mount options no manual lists for this filesystem.
+    pub unusual_options: Vec<String>,
+    pub volume: Option<VolumeHint>,
+}
+
+/// Family of an fstype as mount(8) names it.
+pub fn family_of_fstype(fstype: &str) -> FsFamily {
+    match fstype {
+        "nfs" | "nfs4" | "nfs3" => FsFamily::Nfs,
+        "cifs" | "smb3" | "smbfs" => FsFamily::Cifs,
+        "glusterfs" | "fuse.glusterfs" => FsFamily::Glusterfs,
+        "ceph" | "ceph-fuse" | "fuse.ceph-fuse" => FsFamily::Cephfs,
+        "ext2" | "ext3" | "ext4" | "xfs" | "btrfs" | "vfat" | "ntfs" | "zfs" | "f2fs" => {
+            FsFamily::Block
+        }
+        _ => FsFamily::Unknown,
+    }
+}
+
+/// Family from the shape of a mount source: `host:/path`, `//host/share`, `/dev/x`, `mon:6789:/`.
+fn family_of_source(source: &str) -> FsFamily {
+    if source.starts_with("//") {
+        FsFamily::Cifs
+    } else if source.starts_with("/dev/") {
+        FsFamily::Block
+    } else if let Some((host, rest)) = source.split_once(':') {
+        if host.is_empty() || host.contains('/') {
+            FsFamily::Unknown
+        } else if rest.starts_with('/') {
+            FsFamily::Nfs
+        } else if rest.split(':').next().is_some_and(|p| {
+            p.split(',')
+                .next()
+                .unwrap_or("")
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        }) && rest.contains(":/")
+        {
+            FsFamily::Cephfs // mon1:6789,mon2:6789:/path
+        } else {
+            FsFamily::Glusterfs // host:volname
+        }
+    } else {
+        FsFamily::Unknown
+    }
+}
+
+/// Read a message in the light of the case.
+pub fn context_for(text: &str, hints: &Hints) -> MsgContext {
+    let error = mount_error::parse(text);
+    let cat = catalogue();
+    let volume = hints.for_volume(error.volume.as_deref()).cloned();
+    let mount = error.mount.as_ref();
+    let fstype = mount
+        .and_then(|m| m.fstype.clone())
+        .or_else(|| volume.as_ref().and_then(|v| v.fstype.clone()));
+
+    let mut pick: Option<(FsFamily, String)> = None;
+    let mut consider = |fam: FsFamily, why: String| {
+        if pick.is_none() && fam != FsFamily::Unknown {
+            pick = Some((fam, why));
+        }
+    };
+    if let Some(t) = mount.and_then(|m| m.fstype.as_deref()) {
+        consider(family_of_fstype(t), format!("mount -t {t}"));
+    }
+    if let Some(p) = &error.plugin {
+        if let Some(f) = cat.plugin_families.get(p) {
+            consider(*f, format!("volume plugin {p}"));
+        }
+    }
+    if let Some(d) = &error.driver {
+        consider(cat.driver_family(d), format!("CSI driver {d}"));
+    }
+    if let Some(s) = mount.and_then(|m| m.source.as_deref()) {
+        consider(family_of_source(s), format!("mount source {s}"));
+    }
+    if text.contains("mount.nfs") {
+        consider(FsFamily::Nfs, "mount.nfs output".into());
+    }
+    if text.contains("mount error(") || text.contains("mount.cifs") {
+        consider(FsFamily::Cifs, "mount.cifs output".into());
+    }
+    if text.contains("iscsiadm") || text.contains("rbd: ") || text.contains("rbd image ") {
+        consider(FsFamily::Block, "iSCSI/RBD output".into());
+    }
+    if let Some(d) = &error.device {
+        consider(FsFamily::Block, format!("block device {d}"));
+    }
+    if let Some(v) = &volume {
+        consider(v.fs, v.describe.clone());
+    }
+    let (fs, fs_reason) = match pick {
+        Some((f, why)) => (f, Some(why)),
+        None => (FsFamily::Unknown, None),
+    };
+    let unusual_options = match (fstype.as_deref(), mount) {
+        (Some(t), Some(m)) => cat.unusual_options(t, &m.options),
+        _ => Vec::new(),
+    };
+    MsgContext {
+        error,
+        fs,
+        fs_reason,
+        fstype,
+        unusual_options,
+        volume,
+    }
+}
+
+/// Build the volume hints from the pod, its claims and the PVs in the case.
+pub fn hints_from_case(case: &Case) -> Hints {
+    let mut hints = Hints::default();
+    let pv_hint = |pv: &PersistentVolume| hint_of_pv(pv);
+    for pv in &case.pvs {
+        if let Some(name) = &pv.metadata.name {
+            hints.by_name.insert(name.clone(), pv_hint(pv));
+        }
+    }
+    let pod = match &case.pod {
+        Some(p) => p,
+        None => {
+            if case.pvs.len() == 1 {
+                hints.only = hints.by_name.values().next().cloned();
+            }
+            return hints;
+        }
+    };
+    let pod_name = pod.metadata.name.clone().unwrap_or_default();
+    let mut storage: Vec<VolumeHint> = Vec::new();
+    for vol in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+        let mut h = hint_of_pod_volume(vol, &pod_name);
+        if let Some(claim) = &h.pvc {
+            // claim → PV (from the PVC's volumeName, or a PV whose claimRef names the claim)
+            let pv = case
+                .pvcs
+                .iter()
+                .find(|c| c.metadata.name.as_deref() == Some(claim))
+                .and_then(|c| c.spec.as_ref()?.volume_name.clone())
+                .and_then(|n| {
+                    case.pvs
+                        .iter()
+                        .find(|p| p.metadata.name.as_deref() == Some(&n))
+                })
+                .or_else(|| {
+                    case.pvs.iter().find(|p| {
+                        p.spec
+                            .as_ref()
+                            .and_then(|s| s.claim_ref.as_ref())
+                            .is_some_and(|r| r.name.as_deref() == Some(claim))
+                    })
+                });
+            if let Some(pv) = pv {
+                let mut from_pv = pv_hint(pv);
+                from_pv.pod_volume = h.pod_volume.clone();
+                from_pv.pvc = h.pvc.clone();
+                h = from_pv;
+            }
+        }
+        if h.fs != FsFamily::Unknown || h.pvc.is_some() {
+            storage.push(h.clone());
+        }
+        if let Some(n) = &h.pod_volume {
+            hints.by_name.insert(n.clone(), h.clone());
+        }
+        if let Some(n) = &h.pv {
+            hints.by_name.insert(n.clone(), h);
+        }
+    }
+    if storage.len() == 1 {
+        hints.only = storage.pop();
+    }
+    hints
+}
+
+fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
+    let mut h = VolumeHint {
+        pod_volume: Some(v.name.clone()),
+        in_tree: true,
+        ..VolumeHint::default()
+    };
+    if let Some(c) = &v.persistent_volume_claim {
+        h.pvc = Some(c.claim_name.clone());
+        h.in_tree = false;
+        h.describe = format!("volume {} uses claim {}", v.name, c.claim_name);
+    } else if v.ephemeral.is_some() {
+        // Generic ephemeral volumes get a claim named <pod>-<volume>.
+        h.pvc = Some(format!("{pod_name}-{}", v.name));
+        h.in_tree = false;
+        h.describe = format!("generic ephemeral volume {}", v.name);
+    } else if let Some(n) = &v.nfs {
+        h.fs = FsFamily::Nfs;
+        h.server = Some(n.server.clone());
+        h.export = Some(n.path.clone());
+        h.describe = format!("pod volume {}: nfs {}:{}", v.name, n.server, n.path);
+    } else if let Some(r) = &v.rbd {
+        h.fs = FsFamily::Block;
+        h.fstype = r.fs_type.clone();
+        h.rbd_image = Some(format!(
+            "{}/{}",
+            r.pool.as_deref().unwrap_or("rbd"),
+            r.image
+        ));
+        h.describe = format!("pod volume {}: rbd image {}", v.name, r.image);
+    } else if let Some(c) = &v.cephfs {
+        h.fs = FsFamily::Cephfs;
+        h.export = c.path.clone();
+        h.describe = format!("pod volume {}: cephfs", v.name);
+    } else if let Some(g) = &v.glusterfs {
+        h.fs = FsFamily::Glusterfs;
+        h.export = Some(g.path.clone());
+        h.describe = format!("pod volume {}: glusterfs {}", v.name, g.path);
+    } else if let Some(i) = &v.iscsi {
+        h.fs = FsFamily::Block;
+        h.fstype = i.fs_type.clone();
+        h.describe = format!("pod volume {}: iscsi {}", v.name, i.target_portal);
+    } else if let Some(e) = &v.aws_elastic_block_store {
+        h.fs = FsFamily::Block;
+        h.fstype = e.fs_type.clone();
+        h.describe = format!("pod volume {}: aws-ebs {}", v.name, e.volume_id);
+    } else if let Some(c) = &v.csi {
+        h.driver = Some(c.driver.clone());
+        h.in_tree = false;
+        h.fs = catalogue().driver_family(&c.driver);
+        h.fstype = c.fs_type.clone();
+        h.describe = format!("pod volume {}: CSI driver {}", v.name, c.driver);
+    } else if let Some(p) = &v.host_path {
+        h.path = Some(p.path.clone());
+        h.describe = format!("pod volume {}: hostPath {}", v.name, p.path);
+    }
+    h
+}
+
+fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
+    let name = pv.metadata.name.clone().unwrap_or_default();
+    let mut h = VolumeHint {
+        pv: Some(name.clone()),
+        in_tree: true,
+        ..VolumeHint::default()
+    };
+    let Some(spec) = &pv.spec else {
+        return h;
+    };
+    h.pvc = spec.claim_ref.as_ref().and_then(|r| r.name.clone());
+    if let Some(n) = &spec.nfs {
+        h.fs = FsFamily::Nfs;
+        h.server = Some(n.server.clone());
+        h.export = Some(n.path.clone());
+        h.describe = format!("PV {name}: in-tree nfs {}:{}", n.server, n.path);
+    } else if let Some(r) = &spec.rbd {
+        h.fs = FsFamily::Block;
+        h.fstype = r.fs_type.clone();
+        h.rbd_image = Some(format!(
+            "{}/{}",
+            r.pool.as_deref().unwrap_or("rbd"),
+            r.image
+        ));
+        h.describe = format!("PV {name}: in-tree rbd image {}", r.image);
+    } else if let Some(c) = &spec.cephfs {
+        h.fs = FsFamily::Cephfs;
+        h.export = c.path.clone();
+        h.describe = format!("PV {name}: in-tree cephfs");
+    } else if let Some(g) = &spec.glusterfs {
+        h.fs = FsFamily::Glusterfs;
+        h.export = Some(g.path.clone());
+        h.describe = format!("PV {name}: in-tree glusterfs {}", g.path);
+    } else if let Some(i) = &spec.iscsi {
+        h.fs = FsFamily::Block;
+        h.fstype = i.fs_type.clone();
+        h.describe = format!("PV {name}: in-tree iscsi {}", i.target_portal);
+    } else if let Some(e) = &spec.aws_elastic_block_store {
+        h.fs = FsFamily::Block;
+        h.fstype = e.fs_type.clone();
+        h.describe = format!("PV {name}: in-tree aws-ebs {}", e.volume_id);
+    } else if let Some(g) = &spec.gce_persistent_disk {
+        h.fs = FsFamily::Block;
+        h.fstype = g.fs_type.clone();
+        h.describe = format!("PV {name}: in-tree gce-pd {}", g.pd_name);
+    } else if let Some(a) = &spec.azure_disk {
+        h.fs = FsFamily::Block;
+        h.fstype = a.fs_type.clone();
+        h.describe = format!("PV {name}: in-tree azure-disk {}", a.disk_name);
+    } else if let Some(l) = &spec.local {
+        h.path = Some(l.path.clone());
+        h.fstype = l.fs_type.clone();
+        h.describe = format!("PV {name}: local {}", l.path);
+    } else if let Some(p) = &spec.host_path {
+        h.path = Some(p.path.clone());
+        h.describe = format!("PV {name}: hostPath {}", p.path);
+    } else if let Some(c) = &spec.csi {
+        h.in_tree = false;
+        h.driver = Some(c.driver.clone());
+        h.fs = catalogue().driver_family(&c.driver);
+        h.fstype = c.fs_type.clone();
+        let attrs = c.volume_attributes.clone().unwrap_or_default();
+        // ceph-csi: pool + imageName (+ radosNamespace); csi-driver-nfs: server + share.
+        if let (Some(pool), Some(image)) = (attrs.get("pool"), attrs.get("imageName")) {
+            h.rbd_image = Some(
+                match attrs.get("radosNamespace").filter(|n| !n.is_empty()) {
+                    Some(ns) => format!("{pool}/{ns}/{image}"),
+                    None => format!("{pool}/{image}"),
+                },
+            );
+        }
+        if let Some(server) = attrs.get("server") {
+            h.server = Some(server.clone());
+            h.export = attrs.get("share").cloned();
+        }
+        h.describe = format!("PV {name}: CSI driver {}", c.driver);
+    }
+    if spec.mount_options.is_some() && h.describe.is_empty() {
+        h.describe = format!("PV {name}");
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_shapes() {
+        assert_eq!(family_of_source("10.20.172.211:/nfs"), FsFamily::Nfs);
+        assert_eq!(family_of_source("fileserver:/documents"), FsFamily::Nfs);
+        assert_eq!(family_of_source("//srv/share"), FsFamily::Cifs);
+        assert_eq!(family_of_source("/dev/rbd0"), FsFamily::Block);
+        assert_eq!(
+            family_of_source("10.0.0.1:6789,10.0.0.2:6789:/vol"),
+            FsFamily::Cephfs
+        );
+        assert_eq!(
+            family_of_source("192.168.105.95:heketidbstorage"),
+            FsFamily::Glusterfs
+        );
+        assert_eq!(family_of_source("tmpfs"), FsFamily::Unknown);
+    }
+
+    #[test]
+    fn the_mount_command_decides_before_anything_else() {
+        let c = context_for(
+            "MountVolume.SetUp failed for volume \"x\" : mount failed: exit status 32 Mounting command: systemd-run Mounting arguments: --description=Kubernetes transient mount for /var/lib/kubelet/pods/e2531fbe-a133-11e8-b55d-000c2931d938/volumes/kubernetes.io~glusterfs/heketi-storage --scope -- mount -t glusterfs 192.168.105.95:heketidbstorage /var/lib/kubelet/pods/e2531fbe-a133-11e8-b55d-000c2931d938/volumes/kubernetes.io~glusterfs/heketi-storage Output: mount: unknown filesystem type 'glusterfs'",
+            &Hints::default(),
+        );
+        assert_eq!(c.fs, FsFamily::Glusterfs);
+        assert_eq!(c.fs_reason.as_deref(), Some("mount -t glusterfs"));
+    }
+
+    #[test]
+    fn plugin_path_and_driver_decide_when_there_is_no_command() {
+        let c = context_for("mount: /var/lib/kubelet/plugins/kubernetes.io/aws-ebs/mounts/vol-1: wrong fs type, bad option, bad superblock on /dev/nvme3n1, missing codepage or helper program, or other error.", &Hints::default());
+        assert_eq!(c.fs, FsFamily::Block);
+        let c = context_for(
+            "driver name hostpath.csi.k8s.io not found in the list of registered CSI drivers",
+            &Hints::default(),
+        );
+        assert_eq!(c.error.driver.as_deref(), Some("hostpath.csi.k8s.io"));
+    }
+}

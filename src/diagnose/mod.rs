@@ -1,0 +1,461 @@
+//! Pure diagnosis: `Case → Report`. Messages are classified against the catalogue in their
+//! context, correlation rules add what object state says, findings are merged per cause and
+//! ranked, and each gets its evidence and the commands to run.
+
+pub mod catalogue;
+pub mod classify;
+pub mod context;
+pub mod report;
+pub mod rules;
+pub mod steps;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{Case, Event, Origin};
+use catalogue::catalogue;
+use classify::{classify, normalize};
+use context::{context_for, hints_from_case, Hints, MsgContext};
+pub use report::{Finding, NodeOs, Report, Status, Step, Subject};
+
+/// Knobs that are not facts of the case.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The node's OS when no Node object says it (`--node-os`): a family id or an osImage.
+    pub node_os: Option<String>,
+}
+
+/// One message to classify, with a label saying where it came from.
+#[derive(Debug, Clone)]
+pub struct Msg {
+    pub label: String,
+    pub text: String,
+    pub origin: Origin,
+    /// How many times it was seen (event count, duplicates merged).
+    pub count: u32,
+}
+
+/// The findings under construction, one per cause.
+#[derive(Debug, Clone, Default)]
+pub struct Acc {
+    pub cause: usize,
+    pub confidence: f64,
+    pub symptom: bool,
+    pub evidence: Vec<String>,
+    /// Distinct kinds of input that point here (events, kubelet log, rbd, objects).
+    pub origins: BTreeSet<&'static str>,
+    /// Context of the strongest message, for filling in names.
+    pub ctx: Option<MsgContext>,
+    /// Names for the command templates (`image`, `lock_id`, ...), set by rules.
+    pub vars: BTreeMap<&'static str, String>,
+}
+
+/// All findings under construction, keyed by cause id.
+#[derive(Debug, Default)]
+pub struct Accs {
+    pub list: Vec<Acc>,
+}
+
+impl Accs {
+    pub fn get(&mut self, id: &str) -> Option<&mut Acc> {
+        let idx = catalogue().cause_index(id)?;
+        self.list.iter_mut().find(|a| a.cause == idx)
+    }
+
+    pub fn has(&self, id: &str) -> bool {
+        catalogue()
+            .cause_index(id)
+            .is_some_and(|i| self.list.iter().any(|a| a.cause == i))
+    }
+
+    /// The finding for `id`, created at `confidence` when absent (raised to it when lower).
+    pub fn entry(&mut self, id: &str, confidence: f64) -> &mut Acc {
+        let idx = catalogue()
+            .cause_index(id)
+            .unwrap_or_else(|| panic!("rule names unknown cause {id}"));
+        let pos = match self.list.iter().position(|a| a.cause == idx) {
+            Some(p) => p,
+            None => {
+                self.list.push(Acc {
+                    cause: idx,
+                    confidence,
+                    ..Acc::default()
+                });
+                self.list.len() - 1
+            }
+        };
+        let a = &mut self.list[pos];
+        if a.confidence < confidence {
+            a.confidence = confidence;
+        }
+        a.symptom = false;
+        a
+    }
+}
+
+/// Reasons of events that report a volume problem even when their type is not Warning.
+const FAILURE_REASONS: &[&str] = &[
+    "FailedMount",
+    "FailedAttachVolume",
+    "FailedMapVolume",
+    "FailedUnMount",
+    "FailedDetachVolume",
+    "ProvisioningFailed",
+    "FailedScheduling",
+    "Failed",
+    "FailedSync",
+    "VolumeFailedDelete",
+];
+
+fn is_failure_event(e: &Event) -> bool {
+    e.is_warning() || FAILURE_REASONS.contains(&e.reason.as_str())
+}
+
+/// Words that make an info-level log line worth reading (CSI sidecars log errors at I).
+fn log_line_matters(severity: Option<char>, message: &str) -> bool {
+    if matches!(severity, Some('E' | 'W' | 'F')) {
+        return true;
+    }
+    let m = message.to_ascii_lowercase();
+    [
+        "fail",
+        "error",
+        "denied",
+        "timed out",
+        "timeout",
+        "not found",
+        "locked",
+        "busy",
+        "cannot",
+        "unable",
+        "can't",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
+}
+
+/// The messages of a case worth classifying, duplicates merged.
+pub fn messages_of(case: &Case) -> Vec<Msg> {
+    let mut out: Vec<Msg> = Vec::new();
+    let mut push = |m: Msg| {
+        let key = normalize(&m.text).into_owned();
+        if let Some(prev) = out.iter_mut().find(|p| normalize(&p.text) == key.as_str()) {
+            prev.count += m.count;
+        } else {
+            out.push(m);
+        }
+    };
+    for e in case.events.iter().filter(|e| is_failure_event(e)) {
+        let mut label = format!("{} {}", e.origin.label(), e.reason);
+        if let Some(s) = &e.source {
+            label.push_str(&format!(" from {s}"));
+        }
+        if let Some(a) = &e.age {
+            label.push_str(&format!(" ({a})"));
+        }
+        push(Msg {
+            label,
+            text: e.message.clone(),
+            origin: e.origin,
+            count: e.count.unwrap_or(1),
+        });
+    }
+    for l in &case.logs {
+        if log_line_matters(l.severity, &l.message) {
+            let label = match &l.location {
+                Some(loc) => format!("kubelet log line {} ({loc})", l.line_no),
+                None => format!("log line {}", l.line_no),
+            };
+            push(Msg {
+                label,
+                text: l.message.clone(),
+                origin: Origin::KubeletLog,
+                count: 1,
+            });
+        }
+    }
+    for m in &case.messages {
+        push(Msg {
+            label: m.label.clone(),
+            text: m.text.clone(),
+            origin: Origin::Raw,
+            count: 1,
+        });
+    }
+    out
+}
+
+/// Diagnose one pod (or whatever the case holds).
+pub fn diagnose(case: &Case, opts: &Options) -> Report {
+    let hints = hints_from_case(case);
+    let msgs = messages_of(case);
+    let mut accs = Accs::default();
+    let mut unrecognised = Vec::new();
+    for m in &msgs {
+        classify_into(m, &hints, &mut accs, &mut unrecognised);
+    }
+    let node_os = steps::node_os(case, opts);
+    rules::apply_all(case, &hints, &mut accs);
+    fold_symptoms(&mut accs);
+    let subject = subject_of(case);
+    let mut findings = finish(accs, case, &node_os);
+    let pod_stuck = subject.waiting_reason.as_deref() == Some("ContainerCreating")
+        || subject.phase.as_deref() == Some("Pending");
+    if findings.is_empty() && (!unrecognised.is_empty() || pod_stuck) {
+        findings.push(unknown_finding(case, &node_os, &unrecognised, pod_stuck));
+    }
+    let mut notes = case.notes.clone();
+    if node_os.family == "unknown" && findings.iter().any(has_install_step) {
+        notes.push(
+            "The node's OS is not known, so install commands are given for each family; \
+             add the Node object (`kubectl get node NAME -o yaml`) or --node-os to get one."
+                .into(),
+        );
+    }
+    let status = if findings.is_empty() {
+        Status::Ok
+    } else {
+        Status::Problem
+    };
+    Report {
+        verdict: verdict(&subject, &findings),
+        status,
+        subject,
+        node_os,
+        findings,
+        unrecognised,
+        notes,
+        inputs: case.inputs.clone(),
+    }
+}
+
+/// Classify one free-standing message (`volmnt explain`).
+pub fn explain(label: &str, text: &str, opts: &Options) -> Report {
+    let case = Case {
+        messages: vec![crate::model::RawMessage {
+            label: label.to_string(),
+            text: text.to_string(),
+        }],
+        ..Case::default()
+    };
+    let mut r = diagnose(&case, opts);
+    r.subject.kind = "message".into();
+    r.verdict = match r.top() {
+        Some(f) if f.cause != "unknown" => format!(
+            "{}: {} ({}, confidence {:.2})",
+            label, f.title, f.cause, f.confidence
+        ),
+        Some(_) => format!("{label}: not recognised (unknown)"),
+        None => format!("{label}: no failure in this message"),
+    };
+    r
+}
+
+fn has_install_step(f: &Finding) -> bool {
+    f.remediation.iter().any(|s| {
+        s.command
+            .as_deref()
+            .is_some_and(|c| c.contains(" install "))
+    })
+}
+
+fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec<String>) {
+    let text = normalize(&crate::parse::mount_error::unescape(&m.text)).into_owned();
+    if text.is_empty() {
+        return;
+    }
+    let ctx = context_for(&text, hints);
+    let cands = classify(&text, &ctx);
+    let label = if m.count > 1 {
+        format!("{} ×{}", m.label, m.count)
+    } else {
+        m.label.clone()
+    };
+    if cands.is_empty() {
+        unrecognised.push(format!("{label}: {}", clip(&text, 400)));
+        return;
+    }
+    let origin_kind = match m.origin {
+        Origin::KubeletLog => "kubelet log",
+        Origin::Raw => "message",
+        _ => "events",
+    };
+    for c in cands {
+        let pos = match accs.list.iter().position(|a| a.cause == c.cause) {
+            Some(p) => p,
+            None => {
+                accs.list.push(Acc {
+                    cause: c.cause,
+                    confidence: c.confidence,
+                    symptom: c.symptom,
+                    ..Acc::default()
+                });
+                accs.list.len() - 1
+            }
+        };
+        let a = &mut accs.list[pos];
+        a.symptom &= c.symptom;
+        a.origins.insert(origin_kind);
+        let line = format!("{label}: \"{}\"", c.quote);
+        if !a.evidence.contains(&line) && a.evidence.len() < 8 {
+            a.evidence.push(line);
+        }
+        if a.ctx.is_none() || c.confidence > a.confidence {
+            a.ctx = Some(ctx.clone());
+        }
+        if c.confidence > a.confidence {
+            a.confidence = c.confidence;
+        }
+    }
+}
+
+/// Messages that only say "timed out waiting for volumes" support the real cause when one is
+/// known; alone they stay as a finding of their own.
+fn fold_symptoms(accs: &mut Accs) {
+    if !accs.list.iter().any(|a| !a.symptom) {
+        return;
+    }
+    let (symptoms, mut causes): (Vec<Acc>, Vec<Acc>) = accs.list.drain(..).partition(|a| a.symptom);
+    causes.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    if let Some(top) = causes.first_mut() {
+        for s in symptoms {
+            for e in s.evidence {
+                let line = format!("symptom, {e}");
+                if !top.evidence.contains(&line) {
+                    top.evidence.push(line);
+                }
+            }
+        }
+    }
+    accs.list = causes;
+}
+
+/// Merge, rank, and turn each accumulator into a finding.
+fn finish(accs: Accs, case: &Case, os: &NodeOs) -> Vec<Finding> {
+    let cat = catalogue();
+    let mut list = accs.list;
+    for a in &mut list {
+        // Independent kinds of input agreeing make a cause more likely.
+        let extra = a.origins.len().saturating_sub(1) as f64;
+        a.confidence = (a.confidence + 0.04 * extra).min(0.99);
+    }
+    list.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.cause.cmp(&b.cause))
+    });
+    list.into_iter()
+        .map(|a| {
+            let def = &cat.causes[a.cause];
+            let vars = steps::vars_for(case, &a);
+            let mut evidence = Vec::new();
+            if let Some(ctx) = &a.ctx {
+                evidence.extend(steps::context_evidence(ctx));
+            }
+            evidence.extend(a.evidence.iter().map(|e| clip(e, 600)));
+            Finding {
+                cause: def.id.clone(),
+                title: def.title.clone(),
+                confidence: (a.confidence * 100.0).round() / 100.0,
+                summary: steps::fill(&normalize(&def.explain), &vars),
+                evidence,
+                confirm: steps::render_steps(&def.confirm, &vars, os),
+                remediation: steps::render_steps(&def.remediation, &vars, os),
+                volume: vars.get("volume").cloned(),
+            }
+        })
+        .collect()
+}
+
+fn unknown_finding(case: &Case, os: &NodeOs, unrecognised: &[String], stuck: bool) -> Finding {
+    let cat = catalogue();
+    let def = cat.cause("unknown").expect("catalogue has unknown");
+    let acc = Acc::default();
+    let vars = steps::vars_for(case, &acc);
+    let mut evidence: Vec<String> = unrecognised.iter().take(8).cloned().collect();
+    if evidence.is_empty() && stuck {
+        evidence.push(
+            "the pod is waiting (ContainerCreating/Pending) but the input has no failure message"
+                .into(),
+        );
+    }
+    Finding {
+        cause: def.id.clone(),
+        title: def.title.clone(),
+        confidence: 0.1,
+        summary: steps::fill(&normalize(&def.explain), &vars),
+        evidence,
+        confirm: steps::render_steps(&def.confirm, &vars, os),
+        remediation: Vec::new(),
+        volume: None,
+    }
+}
+
+fn subject_of(case: &Case) -> Subject {
+    let pod = case.pod.as_ref();
+    let waiting = pod
+        .and_then(|p| p.status.as_ref())
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|cs| {
+            cs.iter()
+                .find_map(|c| c.state.as_ref()?.waiting.as_ref()?.reason.clone())
+        });
+    let volumes = pod
+        .and_then(|p| p.spec.as_ref())
+        .and_then(|s| s.volumes.as_ref())
+        .map(|vs| vs.iter().map(steps::describe_volume).collect())
+        .unwrap_or_default();
+    Subject {
+        kind: "pod".into(),
+        name: case.pod_display_name().map(str::to_string),
+        namespace: case.pod_namespace().map(str::to_string),
+        node: case.node_name().map(str::to_string),
+        phase: pod
+            .and_then(|p| p.status.as_ref())
+            .and_then(|s| s.phase.clone()),
+        waiting_reason: waiting,
+        volumes,
+    }
+}
+
+fn verdict(subject: &Subject, findings: &[Finding]) -> String {
+    let who = match (&subject.name, &subject.namespace) {
+        (Some(n), Some(ns)) => format!("Pod {ns}/{n}"),
+        (Some(n), None) => format!("Pod {n}"),
+        _ => "The pod".to_string(),
+    };
+    let on = subject
+        .node
+        .as_ref()
+        .map(|n| format!(" on {n}"))
+        .unwrap_or_default();
+    match findings.first() {
+        None => format!("{who}{on}: no volume problem found in the input"),
+        Some(f) if f.cause == "unknown" => format!(
+            "{who}{on} is stuck on a volume, but the cause is not recognised: see the steps to gather more"
+        ),
+        Some(f) => {
+            let mut v = format!(
+                "{who}{on} is stuck: {} ({}, confidence {:.2})",
+                f.title, f.cause, f.confidence
+            );
+            if let Some(second) = findings.get(1) {
+                if second.confidence >= f.confidence - 0.1 {
+                    v.push_str(&format!("; close second: {}", second.cause));
+                }
+            }
+            v
+        }
+    }
+}
+
+/// Shorten a quote to `max` bytes at a char boundary.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}

@@ -1,0 +1,71 @@
+//! A CSI NFS driver's node plugin brings its own `mount.nfs`: when the volume is CSI, a
+//! "missing helper" message is about the plugin image, not the host, and installing the host's
+//! NFS client would not help.
+
+use crate::diagnose::context::Hints;
+use crate::diagnose::Accs;
+use crate::model::Case;
+
+pub fn apply(_case: &Case, _hints: &Hints, accs: &mut Accs) {
+    let Some(a) = accs.get("nfs_client_missing") else {
+        return;
+    };
+    let csi = a.ctx.as_ref().and_then(|c| {
+        c.volume
+            .as_ref()
+            .filter(|v| !v.in_tree)
+            .and_then(|v| v.driver.clone())
+            .or_else(|| c.error.driver.clone())
+    });
+    if let Some(driver) = csi {
+        a.confidence = (a.confidence - 0.3).max(0.3);
+        a.evidence.push(format!(
+            "the volume is mounted by the CSI driver {driver}, whose node plugin image carries its own NFS client: the host's nfs-utils/nfs-common does not apply; check the plugin image and its logs"
+        ));
+        let a2 = accs.entry("fs_helper_missing", 0.6);
+        a2.vars.insert("driver", driver);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::catalogue::FsFamily;
+    use crate::diagnose::context::{MsgContext, VolumeHint};
+
+    #[test]
+    fn csi_nfs_volume_demotes_the_host_client() {
+        let mut accs = Accs::default();
+        let a = accs.entry("nfs_client_missing", 0.92);
+        a.ctx = Some(MsgContext {
+            fs: FsFamily::Nfs,
+            volume: Some(VolumeHint {
+                fs: FsFamily::Nfs,
+                driver: Some("nfs.csi.k8s.io".into()),
+                in_tree: false,
+                ..VolumeHint::default()
+            }),
+            ..MsgContext::default()
+        });
+        apply(&Case::default(), &Hints::default(), &mut accs);
+        assert!(accs.get("nfs_client_missing").unwrap().confidence < 0.7);
+        assert!(accs.has("fs_helper_missing"));
+    }
+
+    #[test]
+    fn in_tree_nfs_is_left_alone() {
+        let mut accs = Accs::default();
+        let a = accs.entry("nfs_client_missing", 0.92);
+        a.ctx = Some(MsgContext {
+            fs: FsFamily::Nfs,
+            volume: Some(VolumeHint {
+                fs: FsFamily::Nfs,
+                in_tree: true,
+                ..VolumeHint::default()
+            }),
+            ..MsgContext::default()
+        });
+        apply(&Case::default(), &Hints::default(), &mut accs);
+        assert_eq!(accs.get("nfs_client_missing").unwrap().confidence, 0.92);
+    }
+}

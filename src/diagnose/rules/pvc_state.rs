@@ -1,0 +1,83 @@
+//! A claim that is Pending or Lost (or that the pod names but is absent from a full dump) means
+//! there is nothing to mount yet, whatever the mount messages say.
+
+use crate::diagnose::context::Hints;
+use crate::diagnose::Accs;
+use crate::model::Case;
+
+pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
+    let Some(pod) = &case.pod else { return };
+    let claims: Vec<&str> = pod
+        .spec
+        .iter()
+        .flat_map(|s| s.volumes.iter().flatten())
+        .filter_map(|v| {
+            v.persistent_volume_claim
+                .as_ref()
+                .map(|c| c.claim_name.as_str())
+        })
+        .collect();
+    for claim in claims {
+        let Some(pvc) = case
+            .pvcs
+            .iter()
+            .find(|c| c.metadata.name.as_deref() == Some(claim))
+        else {
+            continue;
+        };
+        let phase = pvc
+            .status
+            .as_ref()
+            .and_then(|s| s.phase.as_deref())
+            .unwrap_or("");
+        if phase == "Pending" || phase == "Lost" {
+            let a = accs.entry("pvc_unbound_or_missing", 0.9);
+            a.origins.insert("objects");
+            a.evidence
+                .push(format!("PersistentVolumeClaim {claim} is {phase}"));
+            a.vars.insert("pvc", claim.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{
+        PersistentVolumeClaim, PersistentVolumeClaimStatus, PersistentVolumeClaimVolumeSource, Pod,
+        PodSpec, Volume,
+    };
+
+    #[test]
+    fn a_pending_claim_becomes_a_finding() {
+        let pod = Pod {
+            spec: Some(PodSpec {
+                volumes: Some(vec![Volume {
+                    name: "data".into(),
+                    persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                        claim_name: "data-0".into(),
+                        read_only: None,
+                    }),
+                    ..Volume::default()
+                }]),
+                ..PodSpec::default()
+            }),
+            ..Pod::default()
+        };
+        let mut pvc = PersistentVolumeClaim::default();
+        pvc.metadata.name = Some("data-0".into());
+        pvc.status = Some(PersistentVolumeClaimStatus {
+            phase: Some("Pending".into()),
+            ..Default::default()
+        });
+        let case = Case {
+            pod: Some(pod),
+            pvcs: vec![pvc],
+            ..Case::default()
+        };
+        let mut accs = Accs::default();
+        apply(&case, &Hints::default(), &mut accs);
+        let a = accs.get("pvc_unbound_or_missing").unwrap();
+        assert_eq!(a.evidence, ["PersistentVolumeClaim data-0 is Pending"]);
+    }
+}

@@ -1,0 +1,135 @@
+//! `rbd lock ls` / `rbd status` output in the case names who holds the image: the lock's
+//! locker and address (the old node, in the 2017 incident) or the watcher's address.
+
+use crate::diagnose::context::Hints;
+use crate::diagnose::Accs;
+use crate::model::Case;
+
+pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
+    let rbd_volume = hints.all().any(|h| h.rbd_image.is_some());
+    for state in &case.rbd {
+        let image = state
+            .image
+            .clone()
+            .or_else(|| hints.all().find_map(|h| h.rbd_image.clone()));
+        if let Some(lock) = state.locks.first() {
+            // A listed lock corroborates a "locked" message; alone, it is a lead when the pod
+            // waits on volumes (or uses an RBD volume at all).
+            let stuck_on_volume = accs.has("mount_timeout") || accs.has("attach_timeout");
+            let base = if accs.has("rbd_lock_held") {
+                0.9
+            } else if stuck_on_volume || rbd_volume {
+                0.7
+            } else {
+                0.5
+            };
+            let kind = state.lock_kind.as_deref().unwrap_or("");
+            let a = accs.entry("rbd_lock_held", base);
+            a.origins.insert("rbd lock ls");
+            for l in &state.locks {
+                a.evidence.push(format!(
+                    "rbd lock ls {}: {}lock id {} held by {} at {}",
+                    image.as_deref().unwrap_or("(image)"),
+                    if kind.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{kind} ")
+                    },
+                    l.id,
+                    l.locker,
+                    l.address
+                ));
+            }
+            if let Some(img) = &image {
+                a.vars.insert("image", img.clone());
+            }
+            a.vars.insert("lock_id", lock.id.clone());
+            a.vars.insert("locker", lock.locker.clone());
+            a.vars.insert("locker_addr", lock.address.clone());
+            if let Some(host) = lock.address.split(':').next() {
+                a.vars.insert("locker_host", host.to_string());
+            }
+        } else if state.watchers.as_ref().is_none_or(|w| w.is_empty()) {
+            if let Some(a) = accs.get("rbd_lock_held") {
+                a.confidence = (a.confidence - 0.25).max(0.3);
+                a.evidence.push(format!(
+                    "rbd lock ls {} lists no lock now: it may have been released since, or the holder is a watcher (see rbd status)",
+                    image.as_deref().unwrap_or("(image)")
+                ));
+            }
+        }
+        if let Some(w) = state.watchers.as_ref().and_then(|w| w.first()) {
+            let base = if accs.has("rbd_watcher_stale") {
+                0.9
+            } else {
+                0.6
+            };
+            let a = accs.entry("rbd_watcher_stale", base);
+            a.origins.insert("rbd status");
+            for w in state.watchers.iter().flatten() {
+                a.evidence.push(format!(
+                    "rbd status {}: watcher {}{}",
+                    image.as_deref().unwrap_or("(image)"),
+                    w.address,
+                    w.client
+                        .as_deref()
+                        .map(|c| format!(" ({c})"))
+                        .unwrap_or_default()
+                ));
+            }
+            if let Some(img) = &image {
+                a.vars.insert("image", img.clone());
+            }
+            a.vars.insert("watcher_addr", w.address.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{RbdImageState, RbdLock};
+
+    fn lock_case() -> Case {
+        Case {
+            rbd: vec![RbdImageState {
+                image: Some("mioss/index-api-image".into()),
+                locks: vec![RbdLock {
+                    id: "kubelet_lock_magic_node1".into(),
+                    locker: "client.24128".into(),
+                    address: "10.47.136.60:0/1864102866".into(),
+                    lock_type: None,
+                    tag: None,
+                }],
+                watchers: None,
+                lock_kind: Some("exclusive".into()),
+            }],
+            ..Case::default()
+        }
+    }
+
+    #[test]
+    fn a_listed_lock_names_the_holder_and_the_command() {
+        let case = lock_case();
+        let mut accs = Accs::default();
+        accs.entry("rbd_lock_held", 0.95);
+        apply(&case, &Hints::default(), &mut accs);
+        let a = accs.get("rbd_lock_held").unwrap();
+        assert!(a.confidence >= 0.95);
+        assert_eq!(a.vars["locker_addr"], "10.47.136.60:0/1864102866");
+        assert_eq!(a.vars["locker_host"], "10.47.136.60");
+        assert!(a.evidence[0]
+            .contains("exclusive lock id kubelet_lock_magic_node1 held by client.24128"));
+    }
+
+    #[test]
+    fn no_lock_listed_weakens_a_lock_finding() {
+        let mut case = lock_case();
+        case.rbd[0].locks.clear();
+        case.rbd[0].watchers = Some(vec![]);
+        let mut accs = Accs::default();
+        accs.entry("rbd_lock_held", 0.95);
+        apply(&case, &Hints::default(), &mut accs);
+        assert!(accs.get("rbd_lock_held").unwrap().confidence < 0.95);
+    }
+}

@@ -1,0 +1,34 @@
+//! volmnt's entry point: parse, run, and turn the outcome into an exit code. Nothing else.
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    // Installed as kubectl-volmnt, help should read `kubectl volmnt ...`.
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let as_plugin = args
+        .first()
+        .and_then(|a| {
+            std::path::Path::new(a)
+                .file_name()
+                .map(|f| f.to_os_string())
+        })
+        .is_some_and(|f| f == "kubectl-volmnt");
+    if as_plugin {
+        args[0] = "kubectl volmnt".into();
+    }
+    let cli = match volmnt::cli::Cli::try_parse_from(args) {
+        Ok(c) => c,
+        // clap prints help/version (exit 0) and usage errors (exit 2) itself.
+        Err(e) => e.exit(),
+    };
+    match volmnt::commands::run(cli) {
+        Ok(code) => std::process::ExitCode::from(code.code()),
+        Err(e) => {
+            eprintln!("volmnt: {e}");
+            if let Some(h) = e.hint() {
+                eprintln!("hint: {h}");
+            }
+            std::process::ExitCode::from(e.exit_code().code())
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Pure parsers for everything an operator can paste or save. No I/O here.
+
+pub mod describe;
+pub mod events;
+pub mod klog;
+pub mod mount_error;
+pub mod objects;
+pub mod rbd;

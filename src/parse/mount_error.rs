@@ -1,0 +1,426 @@
+//! The structure inside a volume error message: which operation failed, for which volume and pod,
+//! the mount command kubelet or the CSI driver ran, its exit status and mount's own output.
+//!
+//! Shapes handled (all seen in real messages, see fixtures/corpus):
+//! - `MountVolume.SetUp failed for volume "nfs211" : mount failed: exit status 32\nMounting
+//!   command: systemd-run\nMounting arguments: --description=... --scope -- mount -t nfs SRC DST\n
+//!   Output: ...` (kubelet ≥ 1.9, mount-utils `MountErrorValue`);
+//! - the 1.7-era order `Mounting arguments: SRC DST FSTYPE [OPTIONS]`;
+//! - `... (UniqueName: "kubernetes.io/csi/DRIVER^HANDLE") pod "P" (UID: "U") : rpc error: code =
+//!   Internal desc = ...` (CSI), and `(spec.Name: "x") pod "U" (UID: "U") with: ...` (≤ 1.8);
+//! - the same text flattened onto one line, or with `\"` escapes from a klog line.
+
+use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The mount command found in a message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MountCommand {
+    /// `systemd-run` or `mount` (as kubelet reports it).
+    pub command: Option<String>,
+    pub fstype: Option<String>,
+    pub source: Option<String>,
+    pub target: Option<String>,
+    /// Options as given (`-o a,b`); secrets are redacted when the report is rendered.
+    pub options: Vec<String>,
+}
+
+/// Everything that could be read out of one error message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MountError {
+    /// `MountVolume.SetUp`, `MountVolume.MountDevice`, `AttachVolume.Attach`,
+    /// `MountVolume.WaitForAttach`, `MountVolume.NewMounter initialization`, `Multi-Attach`...
+    pub operation: Option<String>,
+    pub volume: Option<String>,
+    /// `kubernetes.io/csi/driver^handle`, `kubernetes.io/rbd/...`.
+    pub unique_name: Option<String>,
+    pub pod_name: Option<String>,
+    pub pod_uid: Option<String>,
+    pub exit_status: Option<i32>,
+    pub mount: Option<MountCommand>,
+    /// What mount (or the driver) printed, after `Output:`.
+    pub output: Option<String>,
+    /// gRPC status code of a CSI call (`Internal`, `Aborted`, `DeadlineExceeded`).
+    pub grpc_code: Option<String>,
+    /// Volume plugin: `kubernetes.io/nfs`, `kubernetes.io/csi`, `kubernetes.io/aws-ebs`...
+    pub plugin: Option<String>,
+    /// CSI driver name, when the message names it.
+    pub driver: Option<String>,
+    /// The first block device path mentioned (`/dev/rbd0`, `/dev/nvme1n1`).
+    pub device: Option<String>,
+    /// Volumes named in `unattached/unmounted volumes=[...]` lists.
+    pub unmounted_volumes: Vec<String>,
+    pub unattached_volumes: Vec<String>,
+}
+
+macro_rules! re {
+    ($name:ident, $pat:expr) => {
+        static $name: LazyLock<Regex> = LazyLock::new(|| Regex::new($pat).expect("static regex"));
+    };
+}
+
+re!(
+    OPERATION,
+    r"\b((?:MountVolume|UnmountVolume|UnmountDevice|AttachVolume|DetachVolume|MapVolume|UnmapVolume|UnmapDevice|NodeExpandVolume|ExpandVolume)\.[A-Za-z]+(?: initialization)?) failed"
+);
+re!(MULTI_ATTACH, r"\bMulti-Attach error\b");
+re!(VOLUME, r#"failed for volume "([^"]+)""#);
+re!(VOLUME_MULTI, r#"Multi-Attach error for volume "([^"]+)""#);
+re!(SPEC_NAME, r#"\(spec\.Name: "([^"]+)"\)"#);
+re!(UNIQUE_NAME, r#"\(UniqueName: "([^"]+)"\)"#);
+re!(POD_UID, r#"\(UID: "([0-9a-fA-F-]{36})"\)"#);
+re!(POD_NAME, r#"\bpod "([^"]+)" \(UID"#);
+re!(
+    POD_PATH_UID,
+    r"/pods/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/"
+);
+re!(EXIT_STATUS, r"exit status (\d+)");
+re!(
+    MOUNTING_ARGS,
+    r"(?s)Mounting arguments:\s*(.*?)(?:\s*\bOutput:|\n\s*\n|$)"
+);
+re!(MOUNTING_COMMAND, r"Mounting command:\s*(\S+)");
+re!(OUTPUT, r"(?s)\bOutput:\s?(.*)$");
+re!(GRPC, r"rpc error: code = (\w+)");
+re!(
+    PLUGIN_PATH,
+    r"/volumes/([a-z0-9.-]+)~([a-z0-9.-]+)/|/plugins/(kubernetes\.io)/([a-z0-9-]+)/"
+);
+re!(CSI_UNIQUE, r"kubernetes\.io/csi/([^/^\s]+)\^");
+re!(
+    CSI_DRIVER_NAMED,
+    r"(?:driver name|CSI driver|of) ([a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+)(?: not found| CSI driver|\b)"
+);
+re!(
+    CSI_PLUGIN_DIR,
+    r"/plugins/kubernetes\.io/csi/(?:pv/[^/\s]+/|volumeDevices/)?([a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+)/"
+);
+re!(DEVICE, r"(/dev/[A-Za-z0-9._/-]*[A-Za-z0-9])");
+re!(
+    VOLUME_LIST,
+    r"\b(unmounted|unattached|unattached/unmounted) volumes=\[([^\]]*)\]"
+);
+
+/// Undo the escaping a message picks up inside a klog line (`\"` and `\\\"`).
+pub fn unescape(text: &str) -> Cow<'_, str> {
+    if text.contains("\\\"") {
+        Cow::Owned(text.replace("\\\\\\\"", "\"").replace("\\\"", "\""))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// Read the structure out of one error message. Never fails: unknown parts stay `None`.
+pub fn parse(message: &str) -> MountError {
+    let text = unescape(message);
+    let text = text.as_ref();
+    let mut e = MountError {
+        operation: OPERATION
+            .captures(text)
+            .map(|c| c[1].to_string())
+            .or_else(|| {
+                MULTI_ATTACH
+                    .is_match(text)
+                    .then(|| "Multi-Attach".to_string())
+            }),
+        ..MountError::default()
+    };
+    e.volume = SPEC_NAME
+        .captures(text)
+        .or_else(|| VOLUME.captures(text))
+        .or_else(|| VOLUME_MULTI.captures(text))
+        .map(|c| c[1].to_string());
+    e.unique_name = UNIQUE_NAME
+        .captures(text)
+        .map(|c| c[1].to_string())
+        // ≤ 1.8 put the unique name where the volume name is now.
+        .or_else(|| {
+            VOLUME
+                .captures(text)
+                .map(|c| c[1].to_string())
+                .filter(|v| v.starts_with("kubernetes.io/"))
+        });
+    e.pod_uid = POD_UID
+        .captures(text)
+        .or_else(|| POD_PATH_UID.captures(text))
+        .map(|c| c[1].to_string());
+    e.pod_name = POD_NAME
+        .captures(text)
+        .map(|c| c[1].to_string())
+        .filter(|n| Some(n) != e.pod_uid.as_ref());
+    e.exit_status = EXIT_STATUS.captures(text).and_then(|c| c[1].parse().ok());
+    e.grpc_code = GRPC.captures(text).map(|c| c[1].to_string());
+    e.output = OUTPUT.captures(text).map(|c| c[1].trim().to_string());
+    e.mount = parse_mount_command(text);
+    e.plugin = plugin_of(text, e.unique_name.as_deref());
+    e.driver = driver_of(text, e.unique_name.as_deref());
+    if e.plugin.is_none() && e.driver.is_some() {
+        e.plugin = Some("kubernetes.io/csi".into());
+    }
+    e.device = e
+        .mount
+        .as_ref()
+        .and_then(|m| m.source.clone())
+        .filter(|s| s.starts_with("/dev/"))
+        .or_else(|| DEVICE.captures(text).map(|c| c[1].to_string()));
+    for c in VOLUME_LIST.captures_iter(text) {
+        let names: Vec<String> = c[2].split_whitespace().map(str::to_string).collect();
+        match &c[1] {
+            "unattached" => e.unattached_volumes = names,
+            "unmounted" => e.unmounted_volumes = names,
+            _ => {
+                e.unmounted_volumes = names.clone();
+                e.unattached_volumes = names;
+            }
+        }
+    }
+    e
+}
+
+fn plugin_of(text: &str, unique: Option<&str>) -> Option<String> {
+    if let Some(u) = unique {
+        // kubernetes.io/csi/driver^handle, kubernetes.io/rbd/...
+        let mut parts = u.splitn(3, '/');
+        if let (Some(a), Some(b)) = (parts.next(), parts.next()) {
+            if a == "kubernetes.io" && !b.is_empty() {
+                return Some(format!("{a}/{b}"));
+            }
+        }
+    }
+    PLUGIN_PATH
+        .captures(text)
+        .map(|c| match (c.get(1), c.get(2)) {
+            (Some(a), Some(b)) => format!("{}/{}", a.as_str(), b.as_str()),
+            _ => format!("{}/{}", &c[3], &c[4]),
+        })
+}
+
+fn driver_of(text: &str, unique: Option<&str>) -> Option<String> {
+    unique
+        .and_then(|u| CSI_UNIQUE.captures(u))
+        .or_else(|| CSI_PLUGIN_DIR.captures(text))
+        .or_else(|| CSI_DRIVER_NAMED.captures(text))
+        .map(|c| c[1].to_string())
+        .filter(|d| d != "kubernetes.io" && !d.ends_with(".go"))
+}
+
+/// Parse `Mounting arguments:` in either order kubelet has printed it.
+fn parse_mount_command(text: &str) -> Option<MountCommand> {
+    let args = MOUNTING_ARGS.captures(text)?.get(1)?.as_str();
+    let command = MOUNTING_COMMAND.captures(text).map(|c| c[1].to_string());
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    // systemd-run ... --scope -- mount <args>: everything after the `mount` word. Markdown
+    // sometimes turned `--` into `-`, so look for the word itself.
+    // The description itself contains the word (`Kubernetes transient mount for ...`), so
+    // start looking after `--scope`.
+    let start = if tokens
+        .first()
+        .is_some_and(|t| t.starts_with("--description") || t.starts_with("-description"))
+    {
+        let scope = tokens
+            .iter()
+            .position(|t| *t == "--scope" || *t == "-scope")
+            .unwrap_or(0);
+        tokens[scope..]
+            .iter()
+            .position(|t| *t == "mount")
+            .map(|i| scope + i + 1)
+            .unwrap_or(tokens.len())
+    } else {
+        0
+    };
+    let rest = &tokens[start..];
+    let mut m = MountCommand {
+        command,
+        ..MountCommand::default()
+    };
+    let mut positional: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i];
+        match t {
+            "-t" => {
+                m.fstype = rest.get(i + 1).map(|s| s.to_string());
+                i += 2;
+                continue;
+            }
+            "-o" => {
+                if let Some(o) = rest.get(i + 1) {
+                    m.options
+                        .extend(o.split(',').filter(|s| !s.is_empty()).map(str::to_string));
+                }
+                i += 2;
+                continue;
+            }
+            _ if t.starts_with("-t") && t.len() > 2 && !t.starts_with("--") => {
+                m.fstype = Some(t[2..].to_string());
+            }
+            _ if t.starts_with("--types=") => m.fstype = Some(t["--types=".len()..].to_string()),
+            _ if t.starts_with("--options=") => m.options.extend(
+                t["--options=".len()..]
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            ),
+            _ if t.starts_with('-') && t.len() > 1 => {} // -w, -r, --bind, -w-w ...
+            _ => positional.push(t),
+        }
+        i += 1;
+    }
+    // 1.7-era order: SOURCE TARGET FSTYPE [OPTIONS], where OPTIONS prints as `[]` or `[a b]`.
+    if m.fstype.is_none() && positional.len() >= 3 && !positional[2].starts_with('/') {
+        let fstype = positional[2];
+        if fstype
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+        {
+            m.fstype = Some(fstype.to_string());
+            let opts: Vec<String> = positional[3..]
+                .iter()
+                .map(|s| s.trim_matches(|c| c == '[' || c == ']'))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            m.options.extend(opts);
+            positional.truncate(2);
+        }
+    }
+    m.source = positional.first().map(|s| s.to_string());
+    m.target = positional.get(1).map(|s| s.to_string());
+    Some(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NFS: &str = "MountVolume.SetUp failed for volume \"nfs211\" : mount failed: exit status 32
+Mounting command: systemd-run
+Mounting arguments: --description=Kubernetes transient mount for /var/lib/kubelet/pods/cddc94e7-8033-4150-bed5-d141e3b71e49/volumes/kubernetes.io~nfs/nfs211 --scope -- mount -t nfs 10.20.172.211:/nfs /var/lib/kubelet/pods/cddc94e7-8033-4150-bed5-d141e3b71e49/volumes/kubernetes.io~nfs/nfs211
+Output: Running scope as unit run-38284.scope.
+mount: wrong fs type, bad option, bad superblock on 10.20.172.211:/nfs,
+       missing codepage or helper program, or other error";
+
+    #[test]
+    fn nfs_incident_message_is_taken_apart() {
+        let e = parse(NFS);
+        assert_eq!(e.operation.as_deref(), Some("MountVolume.SetUp"));
+        assert_eq!(e.volume.as_deref(), Some("nfs211"));
+        assert_eq!(e.exit_status, Some(32));
+        assert_eq!(
+            e.pod_uid.as_deref(),
+            Some("cddc94e7-8033-4150-bed5-d141e3b71e49")
+        );
+        assert_eq!(e.plugin.as_deref(), Some("kubernetes.io/nfs"));
+        let m = e.mount.expect("mount command");
+        assert_eq!(m.command.as_deref(), Some("systemd-run"));
+        assert_eq!(m.fstype.as_deref(), Some("nfs"));
+        assert_eq!(m.source.as_deref(), Some("10.20.172.211:/nfs"));
+        assert!(m.target.unwrap().ends_with("kubernetes.io~nfs/nfs211"));
+        assert!(e
+            .output
+            .unwrap()
+            .starts_with("Running scope as unit run-38284.scope.\nmount: wrong fs type"));
+    }
+
+    #[test]
+    fn flattened_message_still_separates_arguments_from_output() {
+        let flat = NFS.replace('\n', " ");
+        let e = parse(&flat);
+        let m = e.mount.expect("mount command");
+        assert_eq!(m.fstype.as_deref(), Some("nfs"));
+        assert_eq!(m.source.as_deref(), Some("10.20.172.211:/nfs"));
+        assert!(m.target.unwrap().ends_with("/nfs211"));
+        assert!(e.output.unwrap().contains("wrong fs type"));
+    }
+
+    #[test]
+    fn old_argument_order_from_kubelet_1_7() {
+        let msg = "MountVolume.SetUp failed for volume \"kubernetes.io/nfs/fa7984c6-6f1a-11e7-b489-021fcfb21298-storage-es-data-0\" (spec.Name: \"storage-es-data-0\") pod \"fa7984c6-6f1a-11e7-b489-021fcfb21298\" (UID: \"fa7984c6-6f1a-11e7-b489-021fcfb21298\") with: mount failed: exit status 32 Mounting command: mount Mounting arguments: 10.7.135.250:/vol/multiint/dev01/esearch/es001 /var/lib/kubelet/pods/fa7984c6-6f1a-11e7-b489-021fcfb21298/volumes/kubernetes.io~nfs/storage-es-data-0 nfs [] Output: mount.nfs: rpc.statd is not running but is required for remote locking.";
+        let e = parse(msg);
+        assert_eq!(e.volume.as_deref(), Some("storage-es-data-0"));
+        assert_eq!(
+            e.unique_name.as_deref(),
+            Some("kubernetes.io/nfs/fa7984c6-6f1a-11e7-b489-021fcfb21298-storage-es-data-0")
+        );
+        assert_eq!(e.plugin.as_deref(), Some("kubernetes.io/nfs"));
+        assert_eq!(
+            e.pod_name, None,
+            "the old format puts the UID where the name goes"
+        );
+        let m = e.mount.unwrap();
+        assert_eq!(m.fstype.as_deref(), Some("nfs"));
+        assert_eq!(
+            m.source.as_deref(),
+            Some("10.7.135.250:/vol/multiint/dev01/esearch/es001")
+        );
+        assert!(m.options.is_empty());
+    }
+
+    #[test]
+    fn csi_message_with_unique_name_and_grpc_code() {
+        let msg = "Error: MountVolume.MountDevice failed for volume \"pvc-90aba057-181e-408d-9eef-adf0b8d5d0ff\" (UniqueName: \"kubernetes.io/csi/csi.hpe.com^0635370e1e208cb2220000000000000000000011bc\") pod \"minio-4\" (UID: \"8ba70c16-31c5-4ebb-993e-8bcd01a2adb7\") : rpc error: code = Internal desc = Failed to stage volume";
+        let e = parse(msg);
+        assert_eq!(e.operation.as_deref(), Some("MountVolume.MountDevice"));
+        assert_eq!(e.driver.as_deref(), Some("csi.hpe.com"));
+        assert_eq!(e.plugin.as_deref(), Some("kubernetes.io/csi"));
+        assert_eq!(e.pod_name.as_deref(), Some("minio-4"));
+        assert_eq!(e.grpc_code.as_deref(), Some("Internal"));
+    }
+
+    #[test]
+    fn cifs_options_and_block_device() {
+        let msg = "MountVolume.MountDevice failed for volume \"my-pv\" : rpc error: code = Internal desc = volume(UB7GTX) mount \"//xx.xx.xx.xx/mYShare\" on \"/var/lib/kubelet/plugins/kubernetes.io/csi/pv/my-pv/globalmount\" failed with mount failed: exit status 32
+Mounting command: mount
+Mounting arguments: -t cifs -o dir_mode=0777,file_mode=0777,vers=3.0,<masked> //xx.xx.xx.xx/mYShare /var/lib/kubelet/plugins/kubernetes.io/csi/pv/my-pv/globalmount
+Output: mount error(13): Permission denied";
+        let e = parse(msg);
+        let m = e.mount.unwrap();
+        assert_eq!(m.fstype.as_deref(), Some("cifs"));
+        assert_eq!(
+            m.options,
+            ["dir_mode=0777", "file_mode=0777", "vers=3.0", "<masked>"]
+        );
+        assert_eq!(m.source.as_deref(), Some("//xx.xx.xx.xx/mYShare"));
+        assert_eq!(
+            e.output.as_deref(),
+            Some("mount error(13): Permission denied")
+        );
+
+        let xfs = parse("Mounting arguments: --description=Kubernetes transient mount for /x --scope -- mount -t xfs -o debug,defaults /dev/xvdbq /var/lib/kubelet/plugins/kubernetes.io/aws-ebs/mounts/aws/us-east-2a/vol-087b3e95d1aa21e03\nOutput: mount: wrong fs type");
+        assert_eq!(xfs.device.as_deref(), Some("/dev/xvdbq"));
+        assert_eq!(xfs.plugin.as_deref(), Some("kubernetes.io/aws-ebs"));
+        assert_eq!(xfs.mount.unwrap().options, ["debug", "defaults"]);
+    }
+
+    #[test]
+    fn volume_lists_of_the_timeout_messages() {
+        let new = parse("Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-x]: timed out waiting for the condition");
+        assert_eq!(new.unmounted_volumes, ["data"]);
+        assert_eq!(new.unattached_volumes, ["data", "kube-api-access-x"]);
+        let old = parse("timeout expired waiting for volumes to attach/mount for pod \"index-api-3362878852-9tm9j\"/\"default\". list of unattached/unmounted volumes=[index-api-pv]");
+        assert_eq!(old.unmounted_volumes, ["index-api-pv"]);
+    }
+
+    #[test]
+    fn klog_escaped_quotes_are_undone() {
+        let e = parse(
+            r#"Error: "MountVolume.WaitForAttach failed for volume \"pvc-b838b5fb-3772-11ea-8470-246e968203b8\" (UniqueName: \"kubernetes.io/rbd/test-k8s-radis:kubernetes-dynamic-pvc-b839dd3e\") pod \"runner\" (UID: \"20a96c62-ccbb-11ea-b04c-e4434b038dc8\") : rbd image x is still being used""#,
+        );
+        assert_eq!(e.operation.as_deref(), Some("MountVolume.WaitForAttach"));
+        assert_eq!(e.plugin.as_deref(), Some("kubernetes.io/rbd"));
+        assert_eq!(e.pod_name.as_deref(), Some("runner"));
+    }
+
+    #[test]
+    fn nothing_to_find_is_not_an_error() {
+        assert_eq!(parse(""), MountError::default());
+        assert_eq!(
+            parse("Mounting arguments:").mount,
+            Some(MountCommand::default())
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Keeps secrets out of everything volmnt prints: mount options such as `password=` or
+//! `secret=`, Ceph keys, bearer tokens. Applied by the renderers to every quoted string, so no
+//! code path can forget it.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// `key=value` options whose value is a secret (CIFS `password=`, CephFS `secret=`, ...).
+static KEY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(password|passwd|pass|secret|key|token|access_?key|secret_?key|credentials?|auth_?key|client_secret)(=|:\s*)([^\s,;'\x22]+)",
+    )
+    .expect("static regex")
+});
+
+/// A cephx key: base64 of 28 bytes with the `AQ` prefix (as in `ceph auth get-key`).
+static CEPHX_KEY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bAQ[A-Za-z0-9+/]{36}==").expect("static regex"));
+
+/// `Bearer <token>` and `--token <t>` / `--token=<t>`.
+static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\bbearer\s+|--token[= ]|--key[= ]|--password[= ])([^\s'\x22]+)")
+        .expect("static regex")
+});
+
+/// AWS access key ids.
+static AWS_KEY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b").expect("static regex"));
+
+pub const REDACTED: &str = "<redacted>";
+
+/// Replace every secret in `text` with `<redacted>`; returns the input untouched when there is none.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    // Fast path: nothing that could start a secret.
+    let lower_hit = text.bytes().any(|b| b == b'=' || b == b':')
+        || text.contains("AQ")
+        || text.contains("AKIA")
+        || text.contains("ASIA")
+        || text.to_ascii_lowercase().contains("bearer");
+    if !lower_hit {
+        return Cow::Borrowed(text);
+    }
+    let mut out: Cow<'_, str> = Cow::Borrowed(text);
+    if KEY_VALUE.is_match(&out) {
+        out = Cow::Owned(
+            KEY_VALUE
+                .replace_all(&out, |c: &regex::Captures| {
+                    if c[3].starts_with('<') {
+                        // already masked by the driver (`<masked>`)
+                        c[0].to_string()
+                    } else {
+                        format!("{}{}{}", &c[1], &c[2], REDACTED)
+                    }
+                })
+                .into_owned(),
+        );
+    }
+    for re in [&*CEPHX_KEY, &*AWS_KEY] {
+        if re.is_match(&out) {
+            out = Cow::Owned(re.replace_all(&out, REDACTED).into_owned());
+        }
+    }
+    if TOKEN.is_match(&out) {
+        out = Cow::Owned(
+            TOKEN
+                .replace_all(&out, |c: &regex::Captures| format!("{}{}", &c[1], REDACTED))
+                .into_owned(),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mount_option_secrets_are_removed() {
+        let s = "mount -t cifs -o username=admin,password=hunter2,vers=3.0 //srv/share /mnt";
+        assert_eq!(
+            redact(s),
+            "mount -t cifs -o username=admin,password=<redacted>,vers=3.0 //srv/share /mnt"
+        );
+        let ceph = "mount -t ceph 10.0.0.1:6789:/ /mnt -o name=admin,secret=AQBZ7YhcAAAAABAAx0sCjz2Trl2VELCMsxC5Hg==";
+        let r = redact(ceph);
+        assert!(!r.contains("AQBZ7"), "{r}");
+        assert!(r.contains("secret=<redacted>"));
+    }
+
+    #[test]
+    fn bare_keys_and_tokens_are_removed() {
+        assert_eq!(
+            redact("key AQBZ7YhcAAAAABAAx0sCjz2Trl2VELCMsxC5Hg== left"),
+            "key <redacted> left"
+        );
+        assert_eq!(
+            redact("Authorization: Bearer eyJhbGciOi.abc.def"),
+            "Authorization: Bearer <redacted>"
+        );
+        assert_eq!(redact("id AKIAIOSFODNN7EXAMPLE"), "id <redacted>");
+        assert_eq!(redact("rbd --key=abc map x"), "rbd --key=<redacted> map x");
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        let s = "mount -t nfs 10.20.172.211:/nfs /var/lib/kubelet/pods/x";
+        assert!(matches!(redact(s), Cow::Borrowed(_)) || redact(s) == s);
+        assert_eq!(redact("dir_mode=0777,<masked>"), "dir_mode=0777,<masked>");
+        assert_eq!(redact("password=<masked>"), "password=<masked>");
+    }
+}

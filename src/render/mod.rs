@@ -1,0 +1,100 @@
+//! Reports → what a person or a program reads. Every report passes through [`redact_report`]
+//! first, so no renderer can print a secret.
+
+pub mod json;
+pub mod text;
+
+use crate::diagnose::{Finding, Report, Step};
+use crate::redact::redact;
+
+/// Output formats of `-o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Readable report (coloured on a terminal).
+    Text,
+    /// One JSON document (the contract in DESIGN.md).
+    Json,
+    /// The same document as YAML.
+    Yaml,
+}
+
+/// Whether to colour text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Decide once, from the flag, NO_COLOR (https://no-color.org) and whether stdout is a terminal.
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+                !no_color && !dumb && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+fn redact_in_place(s: &mut String) {
+    if let std::borrow::Cow::Owned(r) = redact(s) {
+        *s = r;
+    }
+}
+
+fn redact_steps(steps: &mut [Step]) {
+    for s in steps {
+        redact_in_place(&mut s.text);
+        if let Some(c) = &mut s.command {
+            redact_in_place(c);
+        }
+    }
+}
+
+fn redact_finding(f: &mut Finding) {
+    redact_in_place(&mut f.summary);
+    f.evidence.iter_mut().for_each(redact_in_place);
+    redact_steps(&mut f.confirm);
+    redact_steps(&mut f.remediation);
+}
+
+/// Remove secrets from every string a report carries.
+pub fn redact_report(r: &mut Report) {
+    redact_in_place(&mut r.verdict);
+    r.findings.iter_mut().for_each(redact_finding);
+    r.unrecognised.iter_mut().for_each(redact_in_place);
+    r.notes.iter_mut().for_each(redact_in_place);
+}
+
+/// Render one report.
+pub fn render(report: &Report, format: Format, color: bool) -> Result<String, String> {
+    let mut r = report.clone();
+    redact_report(&mut r);
+    match format {
+        Format::Text => Ok(text::report(&r, color)),
+        Format::Json => json::to_json(&r),
+        Format::Yaml => json::to_yaml(&r),
+    }
+}
+
+/// Render the reports of `volmnt explain` (one per message) as one document.
+pub fn render_many(reports: &[Report], format: Format, color: bool) -> Result<String, String> {
+    let mut rs: Vec<Report> = reports.to_vec();
+    rs.iter_mut().for_each(redact_report);
+    match format {
+        Format::Text => Ok(rs
+            .iter()
+            .map(|r| text::report(r, color))
+            .collect::<Vec<_>>()
+            .join("\n")),
+        Format::Json => json::to_json(&json::Messages { messages: &rs }),
+        Format::Yaml => json::to_yaml(&json::Messages { messages: &rs }),
+    }
+}
