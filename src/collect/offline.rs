@@ -379,7 +379,15 @@ fn set_pod(case: &mut Case, pod: k8s_openapi::api::core::v1::Pod) {
         (Some(w), Some(n)) => w == n,
         _ => case.pod.is_none(),
     };
-    if is_target {
+    let same_as_current =
+        name.is_some() && case.pod.as_ref().and_then(|p| p.metadata.name.clone()) == name;
+    if same_as_current {
+        // The same pod from two inputs (describe and -o yaml): the saved object has the spec.
+        let from_describe = pod.metadata.uid.is_none();
+        if !from_describe {
+            case.pod = Some(pod);
+        }
+    } else if is_target {
         if let Some(old) = case.pod.replace(pod) {
             case.other_pods.push(old);
         }

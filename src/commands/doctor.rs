@@ -14,10 +14,18 @@ fn example_sources(e: Example) -> Vec<Source> {
         text: text.to_string(),
     };
     match e {
-        Example::Nfs => vec![src(
-            "nfs-describe-pod.txt",
-            include_str!("../../fixtures/seed/nfs-describe-pod.txt"),
-        )],
+        Example::Nfs => vec![
+            src(
+                "nfs-describe-pod.txt",
+                include_str!("../../fixtures/seed/nfs-describe-pod.txt"),
+            ),
+            // The objects as the API showed them, incl. Node node1 (CentOS 7), reconstructed
+            // from the write-up: see fixtures/synthetic/objects/README.md.
+            src(
+                "nfs-incident.yaml",
+                include_str!("../../fixtures/synthetic/objects/nfs-incident.yaml"),
+            ),
+        ],
         Example::Rbd => vec![
             src(
                 "rbd-describe-events-k8s15.txt",

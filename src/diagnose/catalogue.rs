@@ -49,6 +49,10 @@ pub struct StepDef {
     /// The step can do harm if the premise is wrong; the report says so.
     #[serde(default)]
     pub confirm_first: bool,
+    /// A volmnt feature the step's command needs; the step is left out while it is not built
+    /// (see `steps::AVAILABLE`).
+    #[serde(default)]
+    pub requires: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -16,6 +16,8 @@ pub struct Candidate {
     pub symptom: bool,
     /// The part of the message that matched, with some context around it.
     pub quote: String,
+    /// Byte range of the match in the normalised message.
+    pub at: (usize, usize),
 }
 
 impl Candidate {
@@ -67,16 +69,17 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         if d.unusual_options && ctx.unusual_options.is_empty() {
             continue;
         }
-        let quote = p
+        let (quote, at) = p
             .regex
             .find(text)
-            .map(|m| quote_around(text, m.start(), m.end()))
+            .map(|m| (quote_around(text, m.start(), m.end()), (m.start(), m.end())))
             .unwrap_or_default();
         let cand = Candidate {
             cause: p.cause,
             confidence: d.confidence,
             symptom: d.symptom,
             quote,
+            at,
         };
         match best.iter_mut().find(|c| c.cause == p.cause) {
             Some(c) if c.confidence < cand.confidence => *c = cand,

@@ -186,13 +186,27 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
 
 /// Diagnose one pod (or whatever the case holds).
 pub fn diagnose(case: &Case, opts: &Options) -> Report {
-    let hints = hints_from_case(case);
     let msgs = messages_of(case);
+    // Without a pod object, the events still say which pod they are about.
+    let named;
+    let case = match (case.pod_display_name(), pod_named_by(case, &msgs)) {
+        (None, Some((name, ns))) => {
+            named = Case {
+                pod_name: Some(name),
+                namespace: case.namespace.clone().or(ns),
+                ..case.clone()
+            };
+            &named
+        }
+        _ => case,
+    };
+    let hints = hints_from_case(case);
     let mut accs = Accs::default();
-    let mut unrecognised = Vec::new();
+    let mut unmatched = Vec::new();
     for m in &msgs {
-        classify_into(m, &hints, &mut accs, &mut unrecognised);
+        classify_into(m, &hints, &mut accs, &mut unmatched);
     }
+    let unrecognised = attach_unmatched(&mut accs, unmatched);
     let node_os = steps::node_os(case, opts);
     rules::apply_all(case, &hints, &mut accs);
     fold_symptoms(&mut accs);
@@ -228,6 +242,51 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     }
 }
 
+static POD_IN_MESSAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"for pod "([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(|for pod "([a-z0-9][a-z0-9.-]*)"/"([a-z0-9][a-z0-9-]*)""#)
+        .expect("static regex")
+});
+
+/// The one pod the events are about (by their object, or as named in their messages); the
+/// kubelet log only when the events say nothing. `None` when several pods are named.
+fn pod_named_by(case: &Case, msgs: &[Msg]) -> Option<(String, Option<String>)> {
+    let mut from_objects: Vec<(String, Option<String>)> = case
+        .events
+        .iter()
+        .filter_map(|e| e.object.as_ref())
+        .filter(|o| o.kind.as_deref() == Some("Pod"))
+        .filter_map(|o| Some((o.name.clone()?, o.namespace.clone())))
+        .collect();
+    from_objects.dedup();
+    if from_objects.len() == 1 {
+        return from_objects.pop();
+    }
+    for want_log in [false, true] {
+        let mut names: Vec<(String, Option<String>)> = Vec::new();
+        for m in msgs
+            .iter()
+            .filter(|m| (m.origin == Origin::KubeletLog) == want_log)
+        {
+            for c in POD_IN_MESSAGE.captures_iter(&m.text) {
+                let (n, ns) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
+                    (Some(n), Some(ns), _, _) | (_, _, Some(n), Some(ns)) => (n, ns),
+                    _ => continue,
+                };
+                let item = (n.as_str().to_string(), Some(ns.as_str().to_string()));
+                if !names.contains(&item) {
+                    names.push(item);
+                }
+            }
+        }
+        match names.len() {
+            0 => continue,
+            1 => return names.pop(),
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Classify one free-standing message (`volmnt explain`).
 pub fn explain(label: &str, text: &str, opts: &Options) -> Report {
     let case = Case {
@@ -258,7 +317,14 @@ fn has_install_step(f: &Finding) -> bool {
     })
 }
 
-fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec<String>) {
+/// A failure message no pattern matched, kept until every message has been seen.
+struct Unmatched {
+    label: String,
+    text: String,
+    ctx: MsgContext,
+}
+
+fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Unmatched>) {
     let text = normalize(&crate::parse::mount_error::unescape(&m.text)).into_owned();
     if text.is_empty() {
         return;
@@ -271,7 +337,7 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec
         m.label.clone()
     };
     if cands.is_empty() {
-        unrecognised.push(format!("{label}: {}", clip(&text, 400)));
+        unmatched.push(Unmatched { label, text, ctx });
         return;
     }
     let origin_kind = match m.origin {
@@ -279,6 +345,9 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec
         Origin::Raw => "message",
         _ => "events",
     };
+    let head = head_of(&text);
+    // Mount's output is shown on its own line (see steps::context_evidence).
+    let output_at = text.find(" Output:").or_else(|| text.find("Output:"));
     for c in cands {
         let pos = match accs.list.iter().position(|a| a.cause == c.cause) {
             Some(p) => p,
@@ -295,7 +364,14 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec
         let a = &mut accs.list[pos];
         a.symptom &= c.symptom;
         a.origins.insert(origin_kind);
-        let line = format!("{label}: \"{}\"", c.quote);
+        let in_head = c.at.1 <= head.len();
+        let in_output = output_at.is_some_and(|o| c.at.0 >= o);
+        let quote = if in_head || in_output {
+            head.clone()
+        } else {
+            c.quote.clone()
+        };
+        let line = format!("{label}: \"{quote}\"");
         if !a.evidence.contains(&line) && a.evidence.len() < 8 {
             a.evidence.push(line);
         }
@@ -308,6 +384,47 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unrecognised: &mut Vec
     }
 }
 
+/// The message up to where the mount command starts: the part a person reads first.
+fn head_of(text: &str) -> String {
+    let end = ["Mounting command:", "Mounting arguments:", "Output:"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+        .unwrap_or(text.len());
+    clip(text[..end].trim(), 300)
+}
+
+/// A failure message with no detail of its own ("mount failed: exit status 32" cut short) that
+/// names a volume a finding is about supports that finding instead of standing alone.
+fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
+    let mut rest = Vec::new();
+    for u in unmatched {
+        let volume = u.ctx.error.volume.as_deref();
+        let target = volume.and_then(|v| {
+            accs.list.iter_mut().filter(|a| !a.symptom).find(|a| {
+                a.ctx
+                    .as_ref()
+                    .and_then(|c| c.error.volume.as_deref())
+                    .is_some_and(|av| av == v)
+            })
+        });
+        match target {
+            Some(a) => {
+                let line = format!(
+                    "{}: \"{}\" (same volume; no detail in this one)",
+                    u.label,
+                    head_of(&u.text)
+                );
+                if a.evidence.len() < 8 {
+                    a.evidence.push(line);
+                }
+            }
+            None => rest.push(format!("{}: {}", u.label, clip(&u.text, 400))),
+        }
+    }
+    rest
+}
+
 /// Messages that only say "timed out waiting for volumes" support the real cause when one is
 /// known; alone they stay as a finding of their own.
 fn fold_symptoms(accs: &mut Accs) {
@@ -317,13 +434,17 @@ fn fold_symptoms(accs: &mut Accs) {
     let (symptoms, mut causes): (Vec<Acc>, Vec<Acc>) = accs.list.drain(..).partition(|a| a.symptom);
     causes.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     if let Some(top) = causes.first_mut() {
-        for s in symptoms {
-            for e in s.evidence {
-                let line = format!("symptom, {e}");
-                if !top.evidence.contains(&line) {
-                    top.evidence.push(line);
-                }
-            }
+        // Two are enough to show the pod is waiting on this; more only repeat it.
+        const SHOWN: usize = 2;
+        let all: Vec<String> = symptoms.into_iter().flat_map(|s| s.evidence).collect();
+        for e in all.iter().take(SHOWN) {
+            top.evidence.push(format!("symptom, {e}"));
+        }
+        if all.len() > SHOWN {
+            top.evidence.push(format!(
+                "symptom: {} more message(s) say kubelet timed out waiting for the volumes",
+                all.len() - SHOWN
+            ));
         }
     }
     accs.list = causes;

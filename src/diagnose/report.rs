@@ -22,6 +22,9 @@ pub struct Step {
     /// Do not run before confirming the premise (it can lose data or cut a live client off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub needs_confirmation: bool,
+    /// Set on alternatives that apply to one OS family only (when the node's OS is unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_family: Option<String>,
 }
 
 /// One likely cause, with why we think so and what to do.

@@ -15,6 +15,14 @@ use crate::model::Case;
 
 pub type Vars = BTreeMap<&'static str, String>;
 
+/// volmnt features that exist in this build. Steps that need another (`requires:` in the
+/// knowledge file) are not offered, so the report never tells an operator to run a command
+/// this binary does not have.
+pub const AVAILABLE: &[&str] = &[];
+
+static SCOPE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Running scope as unit:? \S+\.scope\.?\s*").expect("static regex")
+});
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{([a-z_]+)\}").expect("static regex"));
 static PATH_QUOTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -246,6 +254,12 @@ pub fn os_family(image: &str) -> &'static str {
 pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs) -> Vec<Step> {
     let mut out = Vec::new();
     for d in defs {
+        if d.requires
+            .as_deref()
+            .is_some_and(|r| !AVAILABLE.contains(&r))
+        {
+            continue;
+        }
         if let Some(client) = &d.install {
             let client = fill(client, vars);
             out.extend(install_steps(&fill(&d.text, vars), &client, vars, os));
@@ -255,6 +269,7 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs) -> Vec<Step> {
             text: fill(&d.text, vars),
             command: d.command.as_ref().map(|c| fill(c, vars)),
             needs_confirmation: d.confirm_first,
+            os_family: None,
         });
     }
     out
@@ -268,6 +283,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
             text: text.to_string(),
             command: None,
             needs_confirmation: false,
+            os_family: None,
         }];
     };
     let node = vars.get("node").map(String::as_str).unwrap_or("the node");
@@ -292,6 +308,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
             ),
             command: None,
             needs_confirmation: false,
+            os_family: None,
         }],
         "unknown" => {
             let mut steps = vec![Step {
@@ -303,6 +320,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
                     "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
                 )),
                 needs_confirmation: false,
+                os_family: None,
             }];
             for (family, label) in [
                 (
@@ -323,6 +341,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
                         text: format!("on {label}"),
                         command: Some(cmd),
                         needs_confirmation: false,
+                        os_family: Some(family.to_string()),
                     });
                 }
             }
@@ -330,6 +349,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
                 text: "on an immutable OS (Talos, Flatcar, Bottlerocket, COS): the client cannot be installed by hand; use the OS's extension mechanism or a CSI driver that brings its own client".into(),
                 command: None,
                 needs_confirmation: false,
+                os_family: Some("immutable".into()),
             });
             steps
         }
@@ -344,6 +364,7 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
             ),
             command: command_for(family, os.os_image.as_deref()),
             needs_confirmation: false,
+            os_family: None,
         }],
     }
 }
@@ -376,6 +397,15 @@ pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
                 .map(|s| format!(", exit status {s}"))
                 .unwrap_or_default();
             out.push(format!("mount command: {cmd}{via}{status}"));
+        }
+    }
+    if let Some(o) = &ctx.error.output {
+        // systemd-run's own line says nothing about the failure.
+        let o = super::classify::normalize(o);
+        let o = SCOPE_LINE.replace(&o, "");
+        let o = o.trim();
+        if !o.is_empty() {
+            out.push(format!("mount output: {}", super::clip(o, 400)));
         }
     }
     if ctx.fs != FsFamily::Unknown {

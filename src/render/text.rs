@@ -79,7 +79,10 @@ pub fn report(r: &Report, color: bool) -> String {
         finding(i + 1, f, i < DETAILED, &p, &mut out);
     }
     if !r.unrecognised.is_empty() {
-        out.push_str(&format!("\n{}\n", p.bold("Not recognised")));
+        out.push_str(&format!(
+            "\n{}\n",
+            p.bold("Other failure messages (no rule matched; shown so nothing is hidden)")
+        ));
         for u in &r.unrecognised {
             out.push_str(&format!("  • {u}\n"));
         }
@@ -186,12 +189,8 @@ fn finding(n: usize, f: &Finding, detailed: bool, p: &Paint, out: &mut String) {
 }
 
 fn steps(list: &[Step], numbered: bool, p: &Paint, out: &mut String) {
-    for (i, s) in list.iter().enumerate() {
-        let bullet = if numbered {
-            format!("{})", i + 1)
-        } else {
-            "•".to_string()
-        };
+    let mut n = 0;
+    for s in list {
         let warn = if s.needs_confirmation {
             format!(
                 " {}",
@@ -199,6 +198,20 @@ fn steps(list: &[Step], numbered: bool, p: &Paint, out: &mut String) {
             )
         } else {
             String::new()
+        };
+        // Alternatives for one OS family each sit under the step they belong to.
+        if s.os_family.is_some() {
+            out.push_str(&format!("          - {}{warn}\n", s.text));
+            if let Some(c) = &s.command {
+                out.push_str(&format!("            {}\n", p.cmd(&format!("$ {c}"))));
+            }
+            continue;
+        }
+        n += 1;
+        let bullet = if numbered {
+            format!("{n})")
+        } else {
+            "•".to_string()
         };
         out.push_str(&format!("     {bullet} {}{warn}\n", s.text));
         if let Some(c) = &s.command {

@@ -48,6 +48,9 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             a.vars.insert("locker_addr", lock.address.clone());
             if let Some(host) = lock.address.split(':').next() {
                 a.vars.insert("locker_host", host.to_string());
+                if let Some(line) = holder_vs_node(case, host) {
+                    a.evidence.push(line);
+                }
             }
         } else if state.watchers.as_ref().is_none_or(|w| w.is_empty()) {
             if let Some(a) = accs.get("rbd_lock_held") {
@@ -83,6 +86,32 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             a.vars.insert("watcher_addr", w.address.clone());
         }
     }
+}
+
+/// Is the holder this pod's own node (a leftover map there) or another one (the old node)?
+fn holder_vs_node(case: &Case, host: &str) -> Option<String> {
+    let node = case.node_name()?;
+    let mut own: Vec<String> = vec![node.to_string()];
+    if let Some(n) = case.node() {
+        own.extend(
+            n.status
+                .iter()
+                .flat_map(|s| s.addresses.iter().flatten())
+                .map(|a| a.address.clone()),
+        );
+    }
+    if let Some(ip) = case
+        .pod
+        .as_ref()
+        .and_then(|p| p.status.as_ref()?.host_ip.clone())
+    {
+        own.push(ip);
+    }
+    Some(if own.iter().any(|a| a == host) {
+        format!("the lock holder {host} is this pod's own node ({node}): a previous pod there, or a map that was not cleaned up")
+    } else {
+        format!("the lock holder {host} is not this pod's node ({node}): most likely the node the pod ran on before")
+    })
 }
 
 #[cfg(test)]

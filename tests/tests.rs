@@ -1,0 +1,3 @@
+//! All integration tests, compiled into one binary.
+
+mod corpus;
