@@ -123,7 +123,12 @@ impl Error {
     /// A next step to print under the message, where one helps.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            Error::Input { .. } | Error::Parse { .. } => Some(
+            Error::Parse { .. } => Some(
+                "volmnt reads `kubectl describe pod`, `kubectl get ... -o yaml|json`, \
+                 `kubectl get events`, kubelet logs and `rbd lock ls` output; see `volmnt doctor pod --help`",
+            ),
+            Error::Input { context, .. } if context.starts_with("message") || context == "stdin" => None,
+            Error::Input { .. } => Some(
                 "volmnt reads `kubectl describe pod`, `kubectl get ... -o yaml|json`, \
                  `kubectl get events`, kubelet logs and `rbd lock ls` output; see `volmnt doctor pod --help`",
             ),

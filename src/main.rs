@@ -3,7 +3,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    // Installed as kubectl-volmnt, help should read `kubectl volmnt ...`.
+    // Installed as kubectl-volmnt (kubectl-volmnt.exe), help should read `kubectl volmnt ...`.
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let as_plugin = args
         .first()

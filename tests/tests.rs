@@ -1,3 +1,11 @@
 //! All integration tests, compiled into one binary.
 
+#[macro_use]
+mod util;
+
+mod adversarial;
+mod completions;
 mod corpus;
+mod doctor;
+mod explain;
+mod output;

@@ -98,6 +98,8 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
 pub struct Section {
     pub command: Option<String>,
     pub body: String,
+    /// Line of the input where `body` starts (1-based), so errors name the file's line.
+    pub first_line: usize,
 }
 
 static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
@@ -111,21 +113,20 @@ static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
 /// its content.
 pub fn sections(text: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
-    let mut current = Section {
+    let fresh = |first_line| Section {
         command: None,
         body: String::new(),
+        first_line,
     };
-    for line in text.lines() {
+    let mut current = fresh(1);
+    for (i, line) in text.lines().enumerate() {
         if let Some(c) = PROMPT.captures(line) {
             let cmd = c[1].trim().to_string();
+            let next = fresh(i + 2);
             if !current.body.trim().is_empty() || current.command.is_some() {
-                out.push(std::mem::replace(
-                    &mut current,
-                    Section {
-                        command: None,
-                        body: String::new(),
-                    },
-                ));
+                out.push(std::mem::replace(&mut current, next));
+            } else {
+                current = next;
             }
             if line.len() > 300 {
                 // `# kubectl describe pod x Name: x Namespace: ...` pasted onto one line
@@ -133,6 +134,7 @@ pub fn sections(text: &str) -> Vec<Section> {
                     Some(cmd.split_whitespace().take(6).collect::<Vec<_>>().join(" "));
                 current.body.push_str(line);
                 current.body.push('\n');
+                current.first_line = i + 1;
             } else {
                 current.command = Some(cmd);
             }
@@ -152,11 +154,7 @@ static RBD_IMAGE_ARG: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-/// Words that make an unrecognised text worth classifying as a raw message.
-static FAILURE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status")
-        .expect("static regex")
-});
+use crate::diagnose::FAILURE_WORDS;
 
 /// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
 pub fn is_volume_log_line(l: &LogLine) -> bool {
@@ -191,10 +189,19 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
         }
     }
     if recognised.is_empty() {
-        return Err(Error::input(
-            &src.label,
-            "not recognised: expected kubectl describe/get output, events, a kubelet log or rbd lock/status output",
-        ));
+        let mut msg = String::from(
+            "not recognised: expected kubectl describe/get -o yaml|json output, events, a kubelet log or rbd lock/status output",
+        );
+        if !skipped.is_empty() && skipped.iter().any(|s| s.starts_with("output of")) {
+            msg.push_str(&format!(" (found {})", skipped.join(", ")));
+        }
+        if skipped
+            .iter()
+            .any(|s| s.contains("`kubectl get") && !s.contains(" -o"))
+        {
+            msg.push_str("; `kubectl get` tables carry no reasons: save `kubectl describe pod` or `kubectl get ... -o yaml` instead");
+        }
+        return Err(Error::input(&src.label, msg));
     }
     case.inputs
         .push(format!("{}: {}", src.label, recognised.join(", ")));
@@ -214,9 +221,13 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     let cmd = s.command.as_deref().unwrap_or("");
     let image = RBD_IMAGE_ARG.captures(cmd).map(|c| c[1].to_string());
     let trimmed = text.trim_start();
-    let ctx = |e: crate::error::ParseError| Error::Parse {
-        context: label.to_string(),
-        source: e,
+    let offset = s.first_line.saturating_sub(1);
+    let ctx = |mut e: crate::error::ParseError| {
+        e.line = e.line.map(|l| l + offset);
+        Error::Parse {
+            context: label.to_string(),
+            source: e,
+        }
     };
 
     if cmd.contains("rbd lock")
@@ -252,7 +263,13 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     if trimmed.is_empty() {
         return Ok(None);
     }
-    if objects::looks_like_objects(text) {
+    // Text that names apiVersion but does not parse still goes to the parser, for its error.
+    if objects::looks_like_objects(text)
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("apiVersion:") || l.starts_with("\"apiVersion\"")
+        })
+    {
         let objs = objects::parse_objects(text).map_err(ctx)?;
         return Ok(Some(add_objects(case, objs)));
     }
@@ -329,9 +346,21 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         ));
     }
     if FAILURE_WORDS.is_match(text) {
+        // `# mount -t nfs SRC DST` followed by mount's output: read it like kubelet's report.
+        let text = match cmd
+            .strip_prefix("sudo ")
+            .unwrap_or(cmd)
+            .strip_prefix("mount ")
+        {
+            Some(args) => format!(
+                "Mounting command: mount\nMounting arguments: {args}\nOutput: {}",
+                text.trim()
+            ),
+            None => text.trim().to_string(),
+        };
         case.messages.push(RawMessage {
             label: format!("{label} (text)"),
-            text: text.trim().to_string(),
+            text,
         });
         return Ok(Some("a raw message".into()));
     }
@@ -339,14 +368,18 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
 }
 
 /// JSON, or a YAML mapping/sequence (not plain prose that YAML would read as a string).
+/// Prose such as `mount: wrong fs type, ...` is a one-key YAML mapping, so ask for more.
 fn looks_structured(t: &str) -> bool {
     if t.starts_with('{') || t.starts_with('[') {
         return true;
     }
-    matches!(
-        serde_yaml::from_str::<serde_yaml::Value>(t),
-        Ok(serde_yaml::Value::Mapping(_)) | Ok(serde_yaml::Value::Sequence(_))
-    )
+    match serde_yaml::from_str::<serde_yaml::Value>(t) {
+        Ok(serde_yaml::Value::Mapping(m)) => {
+            m.len() >= 2 || m.values().any(|v| v.is_mapping() || v.is_sequence())
+        }
+        Ok(serde_yaml::Value::Sequence(s)) => s.iter().any(|v| v.is_mapping()),
+        _ => false,
+    }
 }
 
 fn merge_rbd(case: &mut Case, state: RbdImageState) {
@@ -358,11 +391,9 @@ fn merge_rbd(case: &mut Case, state: RbdImageState) {
         if existing.image.is_none() {
             existing.image = state.image;
         }
-        if !state.locks.is_empty() || existing.locks.is_empty() {
-            if !state.locks.is_empty() {
-                existing.locks = state.locks;
-                existing.lock_kind = state.lock_kind;
-            }
+        if !state.locks.is_empty() {
+            existing.locks = state.locks;
+            existing.lock_kind = state.lock_kind;
         }
         if state.watchers.is_some() {
             existing.watchers = state.watchers;

@@ -92,7 +92,7 @@ pub fn collect(args: &DoctorPodArgs) -> Result<Case> {
         return Err(Error::input(
             sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", "),
             "has no events and no error messages, so there is nothing to diagnose; events expire after about an hour: \
-             add kubelet's log from the node (`journalctl -u kubelet --since -2h`) or run volmnt against the cluster",
+             add kubelet's log from the node (`journalctl -u kubelet --since -2h`), and next time save the events early (`kubectl get events -n NS -o yaml`)",
         ));
     }
     Ok(case)

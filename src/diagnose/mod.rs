@@ -110,33 +110,21 @@ fn is_failure_event(e: &Event) -> bool {
     e.is_warning() || FAILURE_REASONS.contains(&e.reason.as_str())
 }
 
-/// Words that make an info-level log line worth reading (CSI sidecars log errors at I).
+/// An info-level log line is worth reading when it reports a failure (CSI sidecars log errors
+/// at I).
 fn log_line_matters(severity: Option<char>, message: &str) -> bool {
-    if matches!(severity, Some('E' | 'W' | 'F')) {
-        return true;
-    }
-    let m = message.to_ascii_lowercase();
-    [
-        "fail",
-        "error",
-        "denied",
-        "timed out",
-        "timeout",
-        "not found",
-        "locked",
-        "busy",
-        "cannot",
-        "unable",
-        "can't",
-    ]
-    .iter()
-    .any(|w| m.contains(w))
+    matches!(severity, Some('E' | 'W' | 'F')) || looks_like_failure(message)
 }
 
 /// The messages of a case worth classifying, duplicates merged.
 pub fn messages_of(case: &Case) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
-    let mut push = |m: Msg| {
+    let mut push = |mut m: Msg| {
+        // Redact before anything can quote a piece of the text: a quote window may start in
+        // the middle of a key, where the redaction patterns no longer see it.
+        if let std::borrow::Cow::Owned(r) = crate::redact::redact(&m.text) {
+            m.text = r;
+        }
         let key = normalize(&m.text).into_owned();
         if let Some(prev) = out.iter_mut().find(|p| normalize(&p.text) == key.as_str()) {
             prev.count += m.count;
@@ -317,6 +305,16 @@ fn has_install_step(f: &Finding) -> bool {
     })
 }
 
+/// Words that make a message a failure report even when no pattern names its cause.
+pub static FAILURE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't")
+        .expect("static regex")
+});
+
+pub fn looks_like_failure(text: &str) -> bool {
+    FAILURE_WORDS.is_match(text)
+}
+
 /// A failure message no pattern matched, kept until every message has been seen.
 struct Unmatched {
     label: String,
@@ -337,7 +335,10 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
         m.label.clone()
     };
     if cands.is_empty() {
-        unmatched.push(Unmatched { label, text, ctx });
+        // "Successfully assigned ..." is not a failure; only unmatched failures are reported.
+        if looks_like_failure(&text) {
+            unmatched.push(Unmatched { label, text, ctx });
+        }
         return;
     }
     let origin_kind = match m.origin {
@@ -542,7 +543,9 @@ fn verdict(subject: &Subject, findings: &[Finding]) -> String {
     let who = match (&subject.name, &subject.namespace) {
         (Some(n), Some(ns)) => format!("Pod {ns}/{n}"),
         (Some(n), None) => format!("Pod {n}"),
-        _ => "The pod".to_string(),
+        _ if subject.node.is_some() => "The pod".to_string(),
+        // Only messages (a manual mount, a pasted log line): no pod to name.
+        _ => "The input".to_string(),
     };
     let on = subject
         .node
@@ -556,7 +559,12 @@ fn verdict(subject: &Subject, findings: &[Finding]) -> String {
         ),
         Some(f) => {
             let mut v = format!(
-                "{who}{on} is stuck: {} ({}, confidence {:.2})",
+                "{who}{on} {}: {} ({}, confidence {:.2})",
+                if subject.name.is_some() || subject.node.is_some() {
+                    "is stuck"
+                } else {
+                    "points at"
+                },
                 f.title, f.cause, f.confidence
             );
             if let Some(second) = findings.get(1) {

@@ -105,8 +105,12 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
                     }
                 }
                 if ctx.fs == FsFamily::Cifs {
-                    if let Some(host) = s.trim_start_matches('/').split('/').next() {
+                    let mut parts = s.trim_start_matches('/').splitn(2, '/');
+                    if let Some(host) = parts.next() {
                         v.insert("server", host.to_string());
+                    }
+                    if let Some(share) = parts.next().filter(|p| !p.is_empty()) {
+                        v.insert("share", share.to_string());
                     }
                 }
             }

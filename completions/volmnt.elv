@@ -1,0 +1,116 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[volmnt] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'volmnt'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'volmnt'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand -v 'Say more on stderr about what was read and decided'
+            cand --verbose 'Say more on stderr about what was read and decided'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand explain 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+            cand doctor 'Diagnose a stuck pod'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;explain'= {
+            cand --node-os 'The node''s OS (osImage such as "Ubuntu 22.04.4 LTS", or rhel|debian|suse|alpine|immutable), for install commands'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand -v 'Say more on stderr about what was read and decided'
+            cand --verbose 'Say more on stderr about what was read and decided'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;doctor'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand -v 'Say more on stderr about what was read and decided'
+            cand --verbose 'Say more on stderr about what was read and decided'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;doctor;pod'= {
+            cand -n 'The pod''s namespace'
+            cand --namespace 'The pod''s namespace'
+            cand -f 'Read saved output from FILE (repeatable; `-` for stdin)'
+            cand --from-file 'Read saved output from FILE (repeatable; `-` for stdin)'
+            cand --example 'Diagnose a bundled real case instead of files'
+            cand --node-os 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given'
+            cand --max-input-mib 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand -v 'Say more on stderr about what was read and decided'
+            cand --verbose 'Say more on stderr about what was read and decided'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;doctor;help'= {
+            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;doctor;help;pod'= {
+        }
+        &'volmnt;doctor;help;help'= {
+        }
+        &'volmnt;completions'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand -v 'Say more on stderr about what was read and decided'
+            cand --verbose 'Say more on stderr about what was read and decided'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;help'= {
+            cand explain 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+            cand doctor 'Diagnose a stuck pod'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;help;explain'= {
+        }
+        &'volmnt;help;doctor'= {
+            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+        }
+        &'volmnt;help;doctor;pod'= {
+        }
+        &'volmnt;help;completions'= {
+        }
+        &'volmnt;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

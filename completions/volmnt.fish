@@ -1,0 +1,91 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_volmnt_global_optspecs
+    string join \n o/output= color= v/verbose h/help V/version
+end
+
+function __fish_volmnt_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_volmnt_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_volmnt_using_subcommand
+    set -l cmd (__fish_volmnt_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c volmnt -n "__fish_volmnt_needs_command" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_needs_command" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_needs_command" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_needs_command" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "doctor" -d 'Diagnose a stuck pod'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l node-os -d 'The node\'s OS (osImage such as "Ubuntu 22.04.4 LTS", or rhel|debian|suse|alpine|immutable), for install commands' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s n -l namespace -d 'The pod\'s namespace' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s f -l from-file -d 'Read saved output from FILE (repeatable; `-` for stdin)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l example -d 'Diagnose a bundled real case instead of files' -r -f -a "nfs\t'2020: NFS PV on a fresh node without nfs-utils (describe + the node\'s OS)'
+rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lock list)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
