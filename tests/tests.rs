@@ -2,6 +2,7 @@
 
 #[macro_use]
 mod util;
+mod variants;
 
 mod adversarial;
 mod completions;

@@ -1,0 +1,182 @@
+//! The same causes in other wordings than the corpus has: other Kubernetes, util-linux and
+//! driver versions print them differently. Rules must be general enough to catch these. Each
+//! wording follows the component named beside it (message formats of kubelet's volume manager,
+//! operation_generator and csi plugin, util-linux mount(8), nfs-utils mount.nfs(8), mount.cifs(8),
+//! ceph-csi, open-iscsi, the ext4/xfs kernel messages).
+
+use volmnt::diagnose::{explain, Options};
+
+fn top(msg: &str) -> String {
+    let r = explain("variant", msg, &Options::default());
+    r.findings
+        .first()
+        .map(|f| f.cause.clone())
+        .unwrap_or_else(|| "(none)".into())
+}
+
+#[track_caller]
+fn expect(cause: &str, msg: &str) {
+    assert_eq!(top(msg), cause, "message: {msg}");
+}
+
+#[test]
+fn nfs_client_missing_in_util_linux_2_30_wording() {
+    // util-linux ≥ 2.30 prints "<target>: bad option; ... helper program." on one line.
+    expect(
+        "nfs_client_missing",
+        "MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t nfs 10.0.0.9:/exports/data /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data\nOutput: mount: /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.",
+    );
+}
+
+#[test]
+fn cifs_helper_missing_is_not_an_nfs_problem() {
+    expect(
+        "fs_helper_missing",
+        "MountVolume.SetUp failed for volume \"share\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t cifs -o username=svc,password=x //files.example.internal/team /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~azure-file/share\nOutput: mount: /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~azure-file/share: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.",
+    );
+}
+
+#[test]
+fn multi_attach_in_the_wording_naming_the_other_pods() {
+    // attach/detach controller since 1.13: "Volume is already used by pod(s) ..."
+    expect(
+        "multi_attach",
+        "Multi-Attach error for volume \"pvc-6f0c\" Volume is already used by pod(s) web-7d9f6c-abcde",
+    );
+}
+
+#[test]
+fn timeouts_say_which_side_is_stuck() {
+    expect(
+        "attach_timeout",
+        "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-8xk2p]: timed out waiting for the condition",
+    );
+    // 1.26+ adds "failed to process volumes=[]"; nothing unattached means the mount side.
+    expect(
+        "mount_timeout",
+        "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition",
+    );
+}
+
+#[test]
+fn csi_driver_missing_as_newer_kubelets_say_it() {
+    expect(
+        "csi_driver_not_registered",
+        "MountVolume.MountDevice failed for volume \"pvc-1\" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name rbd.csi.ceph.com not found in the list of registered CSI drivers",
+    );
+}
+
+#[test]
+fn configmap_and_secret_keys_and_objects() {
+    expect(
+        "configmap_or_secret_missing",
+        "MountVolume.SetUp failed for volume \"cfg\" : configmap references non-existent config key: app.conf",
+    );
+    expect(
+        "configmap_or_secret_missing",
+        "MountVolume.SetUp failed for volume \"tls\" : references non-existent secret key: tls.crt",
+    );
+    expect(
+        "configmap_or_secret_missing",
+        "MountVolume.SetUp failed for volume \"tls\" : secret \"web-tls\" not found",
+    );
+}
+
+#[test]
+fn claims_missing_or_unbound_at_scheduling() {
+    expect(
+        "pvc_unbound_or_missing",
+        "0/3 nodes are available: persistentvolumeclaim \"data-web-0\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    );
+    expect(
+        "pvc_unbound_or_missing",
+        "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    );
+}
+
+#[test]
+fn nfs_server_side_answers_over_nfs4() {
+    let args = "Mounting command: mount\nMounting arguments: -t nfs4 10.0.0.9:/data /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data\nOutput: ";
+    expect(
+        "nfs_server_unreachable",
+        &format!("{args}mount.nfs4: Connection refused"),
+    );
+    expect(
+        "nfs_server_unreachable",
+        &format!("{args}mount.nfs4: No route to host"),
+    );
+    expect(
+        "nfs_access_denied",
+        &format!("{args}mount.nfs4: access denied by server while mounting 10.0.0.9:/data"),
+    );
+    expect(
+        "nfs_version_unsupported",
+        &format!("{args}mount.nfs4: requested NFS version or transport protocol is not supported"),
+    );
+}
+
+#[test]
+fn ceph_csi_watcher_and_kernel_messages() {
+    expect(
+        "rbd_watcher_stale",
+        "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = Internal desc = rbd image replicapool/csi-vol-0a1b2c3d is still being used",
+    );
+    expect(
+        "fs_features_unsupported_by_kernel",
+        "mount failed: exit status 32 ... Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: wrong fs type, bad option, bad superblock on /dev/rbd0, missing codepage or helper program, or other error. dmesg: EXT4-fs (rbd0): couldn't mount RDWR because of unsupported optional features (400)",
+    );
+    expect(
+        "xfs_duplicate_uuid",
+        "mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-2/globalmount: wrong fs type, bad option, bad superblock on /dev/sdc, missing codepage or helper program, or other error. XFS (sdc): Filesystem has duplicate UUID 4c1e52a6-0b7e-4f0b-9b0e-3b0a5f1d2e11 - can't mount",
+    );
+}
+
+#[test]
+fn block_devices_busy_and_nfs_handles_stale() {
+    expect(
+        "device_busy",
+        "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = Internal desc = mount failed: exit status 32 Mounting command: mount Mounting arguments: -t ext4 -o defaults /dev/sdb /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: /dev/sdb already mounted or mount point busy.",
+    );
+    expect(
+        "stale_file_handle",
+        "MountVolume.SetUp failed for volume \"data\" : lstat /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data: stale NFS file handle",
+    );
+}
+
+#[test]
+fn host_paths_that_may_be_missing_are_not_kubelet_problems() {
+    // A socket that is absent on containerd nodes is a genuine type mismatch...
+    expect(
+        "hostpath_type_mismatch",
+        "MountVolume.SetUp failed for volume \"docker-sock\" : hostPath type check failed: /var/run/docker.sock is not a socket file",
+    );
+    // ...while a directory every Linux host has means kubelet cannot see the host.
+    expect(
+        "kubelet_dir_or_propagation",
+        "MountVolume.SetUp failed for volume \"modules\" : hostPath type check failed: /lib/modules is not a directory",
+    );
+}
+
+#[test]
+fn storage_backends_and_smb() {
+    expect(
+        "storage_backend_unreachable",
+        "MountVolume.WaitForAttach failed for volume \"pvc-1\" : failed to get any path for iscsi disk, last err seen: iscsi: failed to attach disk: Error: iscsiadm: cannot make connection to 10.0.0.5: No route to host",
+    );
+    expect(
+        "smb_share_not_found",
+        "MountVolume.MountDevice failed for volume \"smb\" : rpc error: code = Internal desc = mount failed: exit status 32 Mounting command: mount Mounting arguments: -t cifs -o vers=3.0,<masked> //fs01/missing /var/lib/kubelet/plugins/kubernetes.io/csi/smb.csi.k8s.io/abc/globalmount Output: mount error(2): No such file or directory Refer to the mount.cifs(8) manual page (e.g. man mount.cifs)",
+    );
+    expect(
+        "volume_not_ready",
+        "AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Aborted desc = volume pvc-1 is not ready for workloads",
+    );
+}
+
+#[test]
+fn ownership_changes_refused() {
+    expect(
+        "permission_denied_or_selinux",
+        "MountVolume.SetUp failed for volume \"pvc-1\" : applyFSGroup failed for vol pvc-1: chown /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/pvc-1/mount: operation not permitted",
+    );
+}
