@@ -95,9 +95,10 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
 
 /// A part of a file: the command that printed it (when a prompt shows it) and its output.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Section {
+pub struct Section<'a> {
     pub command: Option<String>,
-    pub body: String,
+    /// Borrowed when the input has no prompt (the common case: no copy of a big log).
+    pub body: std::borrow::Cow<'a, str>,
     /// Line of the input where `body` starts (1-based), so errors name the file's line.
     pub first_line: usize,
 }
@@ -111,11 +112,18 @@ static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Split a transcript at its shell prompts. A long prompt line (a flattened paste) stays with
 /// its content.
-pub fn sections(text: &str) -> Vec<Section> {
+pub fn sections(text: &str) -> Vec<Section<'_>> {
+    if !text.lines().any(|l| PROMPT.is_match(l)) {
+        return vec![Section {
+            command: None,
+            body: std::borrow::Cow::Borrowed(text),
+            first_line: 1,
+        }];
+    }
     let mut out: Vec<Section> = Vec::new();
     let fresh = |first_line| Section {
         command: None,
-        body: String::new(),
+        body: std::borrow::Cow::Owned(String::new()),
         first_line,
     };
     let mut current = fresh(1);
@@ -132,16 +140,18 @@ pub fn sections(text: &str) -> Vec<Section> {
                 // `# kubectl describe pod x Name: x Namespace: ...` pasted onto one line
                 current.command =
                     Some(cmd.split_whitespace().take(6).collect::<Vec<_>>().join(" "));
-                current.body.push_str(line);
-                current.body.push('\n');
+                let body = current.body.to_mut();
+                body.push_str(line);
+                body.push('\n');
                 current.first_line = i + 1;
             } else {
                 current.command = Some(cmd);
             }
             continue;
         }
-        current.body.push_str(line);
-        current.body.push('\n');
+        let body = current.body.to_mut();
+        body.push_str(line);
+        body.push('\n');
     }
     if !current.body.trim().is_empty() || current.command.is_some() {
         out.push(current);
@@ -217,7 +227,7 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
 
 /// Recognise one section and add it; `Ok(None)` when it is not something volmnt reads.
 fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<String>> {
-    let text = s.body.as_str();
+    let text: &str = &s.body;
     let cmd = s.command.as_deref().unwrap_or("");
     let image = RBD_IMAGE_ARG.captures(cmd).map(|c| c[1].to_string());
     let trimmed = text.trim_start();
@@ -263,6 +273,26 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     if trimmed.is_empty() {
         return Ok(None);
     }
+    // A kubelet log first: it is the big input, and the checks below would scan all of it.
+    if klog::looks_like_klog(text) {
+        let mut total = 0usize;
+        let mut kept = klog::parse_klog_with(text, |l| {
+            total += 1;
+            is_volume_log_line(l)
+        });
+        if kept.len() > MAX_LOG_LINES {
+            case.notes.push(format!(
+                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
+                kept.len()
+            ));
+            kept.drain(..kept.len() - MAX_LOG_LINES);
+        }
+        let n = kept.len();
+        case.logs.extend(kept);
+        return Ok(Some(format!(
+            "kubelet log ({n} of {total} entries about volume failures)"
+        )));
+    }
     // Text that names apiVersion but does not parse still goes to the parser, for its error.
     if objects::looks_like_objects(text)
         || text.lines().any(|l| {
@@ -301,25 +331,6 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         let n = evs.len();
         case.events.extend(evs);
         return Ok(Some(format!("event table ({n} event(s))")));
-    }
-    if klog::looks_like_klog(text) {
-        let mut total = 0usize;
-        let mut kept = klog::parse_klog_with(text, |l| {
-            total += 1;
-            is_volume_log_line(l)
-        });
-        if kept.len() > MAX_LOG_LINES {
-            case.notes.push(format!(
-                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
-                kept.len()
-            ));
-            kept.drain(..kept.len() - MAX_LOG_LINES);
-        }
-        let n = kept.len();
-        case.logs.extend(kept);
-        return Ok(Some(format!(
-            "kubelet log ({n} of {total} entries about volume failures)"
-        )));
     }
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if let Some(ev) = events::parse_event_row(first, Origin::EventTable) {

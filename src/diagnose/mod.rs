@@ -119,6 +119,8 @@ fn log_line_matters(severity: Option<char>, message: &str) -> bool {
 /// The messages of a case worth classifying, duplicates merged.
 pub fn messages_of(case: &Case) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
+    // Normalised text → index in `out`: merging stays linear on a big log.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut push = |mut m: Msg| {
         // Redact before anything can quote a piece of the text: a quote window may start in
         // the middle of a key, where the redaction patterns no longer see it.
@@ -126,10 +128,12 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
             m.text = r;
         }
         let key = normalize(&m.text).into_owned();
-        if let Some(prev) = out.iter_mut().find(|p| normalize(&p.text) == key.as_str()) {
-            prev.count += m.count;
-        } else {
-            out.push(m);
+        match seen.get(&key) {
+            Some(&i) => out[i].count += m.count,
+            None => {
+                seen.insert(key, out.len());
+                out.push(m);
+            }
         }
     };
     for e in case.events.iter().filter(|e| is_failure_event(e)) {
