@@ -198,7 +198,16 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     for m in &msgs {
         classify_into(m, &hints, &mut accs, &mut unmatched);
     }
-    let unrecognised = attach_unmatched(&mut accs, unmatched);
+    let mut unrecognised = attach_unmatched(&mut accs, unmatched);
+    let mut extra_notes = Vec::new();
+    const MAX_UNRECOGNISED: usize = 20;
+    if unrecognised.len() > MAX_UNRECOGNISED {
+        extra_notes.push(format!(
+            "{} more failure messages matched no rule and are not listed",
+            unrecognised.len() - MAX_UNRECOGNISED
+        ));
+        unrecognised.truncate(MAX_UNRECOGNISED);
+    }
     let node_os = steps::node_os(case, opts);
     rules::apply_all(case, &hints, &mut accs);
     fold_symptoms(&mut accs);
@@ -210,6 +219,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         findings.push(unknown_finding(case, &node_os, &unrecognised, pod_stuck));
     }
     let mut notes = case.notes.clone();
+    notes.extend(extra_notes);
     if node_os.family == "unknown" && findings.iter().any(has_install_step) {
         notes.push(
             "The node's OS is not known, so install commands are given for each family; \
