@@ -252,6 +252,94 @@ pub fn hints_from_case(case: &Case) -> Hints {
     hints
 }
 
+/// A volume source, whether it sits in a pod spec or a PV spec (their k8s-openapi types differ).
+enum Src<'a> {
+    Nfs(&'a str, &'a str),
+    Rbd(Option<&'a str>, &'a str, Option<&'a String>),
+    CephFs(Option<&'a String>),
+    Glusterfs(&'a str),
+    Iscsi(&'a str, Option<&'a String>),
+    /// In-tree cloud disks: plugin name, disk id, fsType.
+    Disk(&'static str, &'a str, Option<&'a String>),
+    Csi(
+        &'a str,
+        Option<&'a String>,
+        Option<&'a std::collections::BTreeMap<String, String>>,
+    ),
+    Local(&'a str, Option<&'a String>),
+    HostPath(&'a str),
+}
+
+/// Fill a hint from a source; `what` names where it sits (`pod volume data`, `PV pv-1`).
+fn apply_source(h: &mut VolumeHint, src: Src, what: &str) {
+    let tree = if h.pv.is_some() { "in-tree " } else { "" };
+    match src {
+        Src::Nfs(server, path) => {
+            h.fs = FsFamily::Nfs;
+            h.server = Some(server.to_string());
+            h.export = Some(path.to_string());
+            h.describe = format!("{what}: {tree}nfs {server}:{path}");
+        }
+        Src::Rbd(pool, image, fs_type) => {
+            h.fs = FsFamily::Block;
+            h.fstype = fs_type.cloned();
+            h.rbd_image = Some(format!("{}/{image}", pool.unwrap_or("rbd")));
+            h.describe = format!("{what}: {tree}rbd image {image}");
+        }
+        Src::CephFs(path) => {
+            h.fs = FsFamily::Cephfs;
+            h.export = path.cloned();
+            h.describe = format!("{what}: {tree}cephfs");
+        }
+        Src::Glusterfs(path) => {
+            h.fs = FsFamily::Glusterfs;
+            h.export = Some(path.to_string());
+            h.describe = format!("{what}: {tree}glusterfs {path}");
+        }
+        Src::Iscsi(portal, fs_type) => {
+            h.fs = FsFamily::Block;
+            h.fstype = fs_type.cloned();
+            h.describe = format!("{what}: {tree}iscsi {portal}");
+        }
+        Src::Disk(plugin, id, fs_type) => {
+            h.fs = FsFamily::Block;
+            h.fstype = fs_type.cloned();
+            h.describe = format!("{what}: {tree}{plugin} {id}");
+        }
+        Src::Csi(driver, fs_type, attrs) => {
+            h.in_tree = false;
+            h.driver = Some(driver.to_string());
+            h.fs = catalogue().driver_family(driver);
+            h.fstype = fs_type.cloned();
+            if let Some(attrs) = attrs {
+                // ceph-csi: pool + imageName (+ radosNamespace); csi-driver-nfs: server + share.
+                if let (Some(pool), Some(image)) = (attrs.get("pool"), attrs.get("imageName")) {
+                    h.rbd_image = Some(
+                        match attrs.get("radosNamespace").filter(|n| !n.is_empty()) {
+                            Some(ns) => format!("{pool}/{ns}/{image}"),
+                            None => format!("{pool}/{image}"),
+                        },
+                    );
+                }
+                if let Some(server) = attrs.get("server") {
+                    h.server = Some(server.clone());
+                    h.export = attrs.get("share").cloned();
+                }
+            }
+            h.describe = format!("{what}: CSI driver {driver}");
+        }
+        Src::Local(path, fs_type) => {
+            h.path = Some(path.to_string());
+            h.fstype = fs_type.cloned();
+            h.describe = format!("{what}: local {path}");
+        }
+        Src::HostPath(path) => {
+            h.path = Some(path.to_string());
+            h.describe = format!("{what}: hostPath {path}");
+        }
+    }
+}
+
 fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
     let mut h = VolumeHint {
         pod_volume: Some(v.name.clone()),
@@ -262,51 +350,35 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
         h.pvc = Some(c.claim_name.clone());
         h.in_tree = false;
         h.describe = format!("volume {} uses claim {}", v.name, c.claim_name);
-    } else if v.ephemeral.is_some() {
+        return h;
+    }
+    if v.ephemeral.is_some() {
         // Generic ephemeral volumes get a claim named <pod>-<volume>.
         h.pvc = Some(format!("{pod_name}-{}", v.name));
         h.in_tree = false;
         h.describe = format!("generic ephemeral volume {}", v.name);
-    } else if let Some(n) = &v.nfs {
-        h.fs = FsFamily::Nfs;
-        h.server = Some(n.server.clone());
-        h.export = Some(n.path.clone());
-        h.describe = format!("pod volume {}: nfs {}:{}", v.name, n.server, n.path);
-    } else if let Some(r) = &v.rbd {
-        h.fs = FsFamily::Block;
-        h.fstype = r.fs_type.clone();
-        h.rbd_image = Some(format!(
-            "{}/{}",
-            r.pool.as_deref().unwrap_or("rbd"),
-            r.image
-        ));
-        h.describe = format!("pod volume {}: rbd image {}", v.name, r.image);
-    } else if let Some(c) = &v.cephfs {
-        h.fs = FsFamily::Cephfs;
-        h.export = c.path.clone();
-        h.describe = format!("pod volume {}: cephfs", v.name);
-    } else if let Some(g) = &v.glusterfs {
-        h.fs = FsFamily::Glusterfs;
-        h.export = Some(g.path.clone());
-        h.describe = format!("pod volume {}: glusterfs {}", v.name, g.path);
-    } else if let Some(i) = &v.iscsi {
-        h.fs = FsFamily::Block;
-        h.fstype = i.fs_type.clone();
-        h.describe = format!("pod volume {}: iscsi {}", v.name, i.target_portal);
-    } else if let Some(e) = &v.aws_elastic_block_store {
-        h.fs = FsFamily::Block;
-        h.fstype = e.fs_type.clone();
-        h.describe = format!("pod volume {}: aws-ebs {}", v.name, e.volume_id);
-    } else if let Some(c) = &v.csi {
-        h.driver = Some(c.driver.clone());
-        h.in_tree = false;
-        h.fs = catalogue().driver_family(&c.driver);
-        h.fstype = c.fs_type.clone();
-        h.describe = format!("pod volume {}: CSI driver {}", v.name, c.driver);
-    } else if let Some(p) = &v.host_path {
-        h.path = Some(p.path.clone());
-        h.describe = format!("pod volume {}: hostPath {}", v.name, p.path);
+        return h;
     }
+    let src = if let Some(n) = &v.nfs {
+        Src::Nfs(&n.server, &n.path)
+    } else if let Some(r) = &v.rbd {
+        Src::Rbd(r.pool.as_deref(), &r.image, r.fs_type.as_ref())
+    } else if let Some(c) = &v.cephfs {
+        Src::CephFs(c.path.as_ref())
+    } else if let Some(g) = &v.glusterfs {
+        Src::Glusterfs(&g.path)
+    } else if let Some(i) = &v.iscsi {
+        Src::Iscsi(&i.target_portal, i.fs_type.as_ref())
+    } else if let Some(e) = &v.aws_elastic_block_store {
+        Src::Disk("aws-ebs", &e.volume_id, e.fs_type.as_ref())
+    } else if let Some(c) = &v.csi {
+        Src::Csi(&c.driver, c.fs_type.as_ref(), c.volume_attributes.as_ref())
+    } else if let Some(p) = &v.host_path {
+        Src::HostPath(&p.path)
+    } else {
+        return h;
+    };
+    apply_source(&mut h, src, &format!("pod volume {}", v.name));
     h
 }
 
@@ -321,75 +393,33 @@ fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
         return h;
     };
     h.pvc = spec.claim_ref.as_ref().and_then(|r| r.name.clone());
-    if let Some(n) = &spec.nfs {
-        h.fs = FsFamily::Nfs;
-        h.server = Some(n.server.clone());
-        h.export = Some(n.path.clone());
-        h.describe = format!("PV {name}: in-tree nfs {}:{}", n.server, n.path);
+    let src = if let Some(n) = &spec.nfs {
+        Src::Nfs(&n.server, &n.path)
     } else if let Some(r) = &spec.rbd {
-        h.fs = FsFamily::Block;
-        h.fstype = r.fs_type.clone();
-        h.rbd_image = Some(format!(
-            "{}/{}",
-            r.pool.as_deref().unwrap_or("rbd"),
-            r.image
-        ));
-        h.describe = format!("PV {name}: in-tree rbd image {}", r.image);
+        Src::Rbd(r.pool.as_deref(), &r.image, r.fs_type.as_ref())
     } else if let Some(c) = &spec.cephfs {
-        h.fs = FsFamily::Cephfs;
-        h.export = c.path.clone();
-        h.describe = format!("PV {name}: in-tree cephfs");
+        Src::CephFs(c.path.as_ref())
     } else if let Some(g) = &spec.glusterfs {
-        h.fs = FsFamily::Glusterfs;
-        h.export = Some(g.path.clone());
-        h.describe = format!("PV {name}: in-tree glusterfs {}", g.path);
+        Src::Glusterfs(&g.path)
     } else if let Some(i) = &spec.iscsi {
-        h.fs = FsFamily::Block;
-        h.fstype = i.fs_type.clone();
-        h.describe = format!("PV {name}: in-tree iscsi {}", i.target_portal);
+        Src::Iscsi(&i.target_portal, i.fs_type.as_ref())
     } else if let Some(e) = &spec.aws_elastic_block_store {
-        h.fs = FsFamily::Block;
-        h.fstype = e.fs_type.clone();
-        h.describe = format!("PV {name}: in-tree aws-ebs {}", e.volume_id);
+        Src::Disk("aws-ebs", &e.volume_id, e.fs_type.as_ref())
     } else if let Some(g) = &spec.gce_persistent_disk {
-        h.fs = FsFamily::Block;
-        h.fstype = g.fs_type.clone();
-        h.describe = format!("PV {name}: in-tree gce-pd {}", g.pd_name);
+        Src::Disk("gce-pd", &g.pd_name, g.fs_type.as_ref())
     } else if let Some(a) = &spec.azure_disk {
-        h.fs = FsFamily::Block;
-        h.fstype = a.fs_type.clone();
-        h.describe = format!("PV {name}: in-tree azure-disk {}", a.disk_name);
+        Src::Disk("azure-disk", &a.disk_name, a.fs_type.as_ref())
     } else if let Some(l) = &spec.local {
-        h.path = Some(l.path.clone());
-        h.fstype = l.fs_type.clone();
-        h.describe = format!("PV {name}: local {}", l.path);
+        Src::Local(&l.path, l.fs_type.as_ref())
     } else if let Some(p) = &spec.host_path {
-        h.path = Some(p.path.clone());
-        h.describe = format!("PV {name}: hostPath {}", p.path);
+        Src::HostPath(&p.path)
     } else if let Some(c) = &spec.csi {
-        h.in_tree = false;
-        h.driver = Some(c.driver.clone());
-        h.fs = catalogue().driver_family(&c.driver);
-        h.fstype = c.fs_type.clone();
-        let attrs = c.volume_attributes.clone().unwrap_or_default();
-        // ceph-csi: pool + imageName (+ radosNamespace); csi-driver-nfs: server + share.
-        if let (Some(pool), Some(image)) = (attrs.get("pool"), attrs.get("imageName")) {
-            h.rbd_image = Some(
-                match attrs.get("radosNamespace").filter(|n| !n.is_empty()) {
-                    Some(ns) => format!("{pool}/{ns}/{image}"),
-                    None => format!("{pool}/{image}"),
-                },
-            );
-        }
-        if let Some(server) = attrs.get("server") {
-            h.server = Some(server.clone());
-            h.export = attrs.get("share").cloned();
-        }
-        h.describe = format!("PV {name}: CSI driver {}", c.driver);
-    }
-    if spec.mount_options.is_some() && h.describe.is_empty() {
+        Src::Csi(&c.driver, c.fs_type.as_ref(), c.volume_attributes.as_ref())
+    } else {
         h.describe = format!("PV {name}");
-    }
+        return h;
+    };
+    apply_source(&mut h, src, &format!("PV {name}"));
     h
 }
 

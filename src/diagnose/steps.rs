@@ -412,6 +412,15 @@ pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
             out.push(format!("mount output: {}", super::clip(o, 400)));
         }
     }
+    if let Some(v) = ctx.volume.as_ref().filter(|v| !v.describe.is_empty()) {
+        let claim = v
+            .pvc
+            .as_ref()
+            .filter(|_| !v.describe.contains("claim"))
+            .map(|c| format!(" (claim {c})"))
+            .unwrap_or_default();
+        out.push(format!("volume: {}{claim}", v.describe));
+    }
     if ctx.fs != FsFamily::Unknown {
         if let Some(why) = &ctx.fs_reason {
             out.push(format!(
