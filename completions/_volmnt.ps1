@@ -24,8 +24,11 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -41,8 +44,11 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -53,13 +59,17 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)')
+            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)')
+            [CompletionResult]::new('namespace', 'namespace', [CompletionResultType]::ParameterValue, 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -71,11 +81,36 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--example', '--example', [CompletionResultType]::ParameterName, 'Diagnose a bundled real case instead of files')
             [CompletionResult]::new('--node-os', '--node-os', [CompletionResultType]::ParameterName, 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given')
             [CompletionResult]::new('--max-input-mib', '--max-input-mib', [CompletionResultType]::ParameterName, 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'volmnt;doctor;namespace' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
+            [CompletionResult]::new('--min-age', '--min-age', [CompletionResultType]::ParameterName, 'Only pods stuck for at least this long (e.g. 2m, 30s)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Pods diagnosed at the same time')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -83,11 +118,15 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;doctor;help' {
-            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)')
+            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)')
+            [CompletionResult]::new('namespace', 'namespace', [CompletionResultType]::ParameterValue, 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;doctor;help;pod' {
+            break
+        }
+        'volmnt;doctor;help;namespace' {
             break
         }
         'volmnt;doctor;help;help' {
@@ -97,8 +136,11 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -116,10 +158,14 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;help;doctor' {
-            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)')
+            [CompletionResult]::new('pod', 'pod', [CompletionResultType]::ParameterValue, 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)')
+            [CompletionResult]::new('namespace', 'namespace', [CompletionResultType]::ParameterValue, 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node')
             break
         }
         'volmnt;help;doctor;pod' {
+            break
+        }
+        'volmnt;help;doctor;namespace' {
             break
         }
         'volmnt;help;completions' {

@@ -31,11 +31,17 @@ _volmnt() {
             volmnt__subcmd__doctor,help)
                 cmd="volmnt__subcmd__doctor__subcmd__help"
                 ;;
+            volmnt__subcmd__doctor,namespace)
+                cmd="volmnt__subcmd__doctor__subcmd__namespace"
+                ;;
             volmnt__subcmd__doctor,pod)
                 cmd="volmnt__subcmd__doctor__subcmd__pod"
                 ;;
             volmnt__subcmd__doctor__subcmd__help,help)
                 cmd="volmnt__subcmd__doctor__subcmd__help__subcmd__help"
+                ;;
+            volmnt__subcmd__doctor__subcmd__help,namespace)
+                cmd="volmnt__subcmd__doctor__subcmd__help__subcmd__namespace"
                 ;;
             volmnt__subcmd__doctor__subcmd__help,pod)
                 cmd="volmnt__subcmd__doctor__subcmd__help__subcmd__pod"
@@ -52,6 +58,9 @@ _volmnt() {
             volmnt__subcmd__help,help)
                 cmd="volmnt__subcmd__help__subcmd__help"
                 ;;
+            volmnt__subcmd__help__subcmd__doctor,namespace)
+                cmd="volmnt__subcmd__help__subcmd__doctor__subcmd__namespace"
+                ;;
             volmnt__subcmd__help__subcmd__doctor,pod)
                 cmd="volmnt__subcmd__help__subcmd__doctor__subcmd__pod"
                 ;;
@@ -62,7 +71,7 @@ _volmnt() {
 
     case "${cmd}" in
         volmnt)
-            opts="-o -v -h -V --output --color --verbose --help --version explain doctor completions help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -80,6 +89,18 @@ _volmnt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -88,7 +109,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__completions)
-            opts="-o -v -h -V --output --color --verbose --help --version bash elvish fish powershell zsh"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -104,6 +125,18 @@ _volmnt() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -114,7 +147,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor)
-            opts="-o -v -h -V --output --color --verbose --help --version pod help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version pod namespace help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -132,6 +165,18 @@ _volmnt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -140,7 +185,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__help)
-            opts="pod help"
+            opts="pod namespace help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,6 +199,20 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__doctor__subcmd__help__subcmd__namespace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -181,8 +240,62 @@ _volmnt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        volmnt__subcmd__doctor__subcmd__namespace)
+            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --concurrency --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-age)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         volmnt__subcmd__doctor__subcmd__pod)
-            opts="-n -f -o -v -h -V --namespace --from-file --example --node-os --max-input-mib --output --color --verbose --help --version"
+            opts="-n -f -o -v -h -V --namespace --from-file --example --node-os --max-input-mib --save --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,6 +329,10 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --save)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
@@ -228,6 +345,18 @@ _volmnt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -236,7 +365,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__explain)
-            opts="-o -v -h -V --node-os --output --color --verbose --help --version"
+            opts="-o -v -h -V --node-os --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,6 +385,18 @@ _volmnt() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -294,8 +435,22 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help__subcmd__doctor)
-            opts="pod"
+            opts="pod namespace"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__doctor__subcmd__namespace)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

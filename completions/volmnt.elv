@@ -21,8 +21,11 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
-            cand -v 'Say more on stderr about what was read and decided'
-            cand --verbose 'Say more on stderr about what was read and decided'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -37,8 +40,11 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
-            cand -v 'Say more on stderr about what was read and decided'
-            cand --verbose 'Say more on stderr about what was read and decided'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -48,13 +54,17 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
-            cand -v 'Say more on stderr about what was read and decided'
-            cand --verbose 'Say more on stderr about what was read and decided'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+            cand pod 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+            cand namespace 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;doctor;pod'= {
@@ -65,21 +75,48 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --example 'Diagnose a bundled real case instead of files'
             cand --node-os 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given'
             cand --max-input-mib 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)'
+            cand --save 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets'
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
-            cand -v 'Say more on stderr about what was read and decided'
-            cand --verbose 'Say more on stderr about what was read and decided'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;doctor;namespace'= {
+            cand -n 'The namespace (default: the context''s)'
+            cand --namespace 'The namespace (default: the context''s)'
+            cand --min-age 'Only pods stuck for at least this long (e.g. 2m, 30s)'
+            cand --concurrency 'Pods diagnosed at the same time'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -A 'Every namespace'
+            cand --all-namespaces 'Every namespace'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'volmnt;doctor;help'= {
-            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+            cand pod 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+            cand namespace 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;doctor;help;pod'= {
+        }
+        &'volmnt;doctor;help;namespace'= {
         }
         &'volmnt;doctor;help;help'= {
         }
@@ -87,8 +124,11 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
-            cand -v 'Say more on stderr about what was read and decided'
-            cand --verbose 'Say more on stderr about what was read and decided'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -103,9 +143,12 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;explain'= {
         }
         &'volmnt;help;doctor'= {
-            cand pod 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+            cand pod 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+            cand namespace 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
         }
         &'volmnt;help;doctor;pod'= {
+        }
+        &'volmnt;help;doctor;namespace'= {
         }
         &'volmnt;help;completions'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_volmnt_global_optspecs
-    string join \n o/output= color= v/verbose h/help V/version
+    string join \n o/output= color= v/verbose kubeconfig= context= request-timeout= h/help V/version
 end
 
 function __fish_volmnt_needs_command
@@ -30,7 +30,10 @@ yaml\t'The same document as YAML'"
 complete -c volmnt -n "__fish_volmnt_needs_command" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_needs_command" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_needs_command" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_needs_command" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
@@ -44,36 +47,64 @@ yaml\t'The same document as YAML'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'"
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s v -l verbose -d 'Say more on stderr about what was read and decided'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s n -l namespace -d 'The pod\'s namespace' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s f -l from-file -d 'Read saved output from FILE (repeatable; `-` for stdin)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l example -d 'Diagnose a bundled real case instead of files' -r -f -a "nfs\t'2020: NFS PV on a fresh node without nfs-utils (describe + the node\'s OS)'
 rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lock list)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l concurrency -d 'Pods diagnosed at the same time' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s A -l all-namespaces -d 'Every namespace'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
@@ -81,11 +112,15 @@ yaml\t'The same document as YAML'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided'
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "completions" -d 'Print a shell completion script'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod from saved output (--from-file) or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'

@@ -34,9 +34,48 @@ pub struct Global {
     /// Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
-    /// Say more on stderr about what was read and decided
+    /// Say more on stderr about what was read and decided (with a cluster: the request count)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+    #[command(flatten)]
+    pub conn: Connection,
+}
+
+/// How to reach the cluster, as kubectl takes it.
+#[derive(Debug, Args, Clone)]
+pub struct Connection {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)
+    #[arg(long, value_name = "FILE", global = true, env = "VOLMNT_KUBECONFIG")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// The kubeconfig context to use (default: the current context)
+    #[arg(long, value_name = "NAME", global = true)]
+    pub context: Option<String>,
+    /// Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration, global = true)]
+    pub request_timeout: std::time::Duration,
+}
+
+/// `500ms`, `5s`, `2m`, `1h`, or a number of seconds (as kubectl's --request-timeout).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (examples: 500ms, 5s, 2m)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use ms, s, m or h)")),
+    };
+    if !(0.0..=86400.0).contains(&secs) || secs == 0.0 {
+        return Err(format!("{s:?} must be more than 0 and at most a day"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,13 +115,53 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum DoctorCommand {
-    /// Diagnose one pod from saved output (--from-file) or a bundled real case (--example)
+    /// Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)
     #[command(after_help = DOCTOR_POD_HELP)]
     Pod(DoctorPodArgs),
+    /// Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node
+    #[command(alias = "ns", after_help = DOCTOR_NS_HELP)]
+    Namespace(DoctorNamespaceArgs),
+}
+
+const DOCTOR_NS_HELP: &str = "\
+A pod counts as stuck when it is Pending with a container waiting in ContainerCreating (or has
+volume warnings) for longer than --min-age. Events are listed once per namespace and each PV and
+node is read once, with paginated lists, so memory stays bounded on large clusters.
+
+Examples:
+  volmnt doctor namespace -n shop
+  volmnt doctor namespace -A --min-age 10m -o json
+
+Exit codes:
+  0  no pod is stuck on a volume
+  1  at least one pod is stuck (the summary groups them by cause and node)
+  2  usage error
+  3  the cluster could not be reached, or a read was refused (partial report printed)";
+
+#[derive(Debug, Args)]
+pub struct DoctorNamespaceArgs {
+    /// The namespace (default: the context's)
+    #[arg(short = 'n', long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only pods stuck for at least this long (e.g. 2m, 30s)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub min_age: std::time::Duration,
+    /// Pods diagnosed at the same time
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
 }
 
 const DOCTOR_POD_HELP: &str = "\
-Inputs (--from-file, any mix, each recognised by its content):
+Without --from-file or --example, volmnt reads the pod and everything around it from the cluster
+in your kubeconfig (read-only; see deploy/rbac.yaml for the permissions): its events, each
+volume's PVC, PV, StorageClass, CSIDriver and VolumeAttachments, the node, the other pods using
+the same claims, and whether the ConfigMaps and Secrets it mounts exist (never their data).
+--save DIR writes what was read, to replay later with --from-file DIR.
+
+Inputs (--from-file, any mix, each recognised by its content; a directory reads every file in it):
   kubectl describe pod|pv|pvc           (tidy, or flattened onto one line)
   kubectl get events                    (today's and the 1.5-era table layouts)
   kubectl get pod|pvc|pv|node|sc|volumeattachment|events -o yaml|json (one object, a List, or a
@@ -92,6 +171,8 @@ Inputs (--from-file, any mix, each recognised by its content):
   a shell transcript holding several of these after `$ command` / `# command` prompts
 
 Examples:
+  volmnt doctor pod web-0 -n shop
+  volmnt doctor pod web-0 -n shop --save ./case-web-0
   volmnt doctor pod --example nfs
   kubectl describe pod web-0 -n shop > describe.txt
   volmnt doctor pod web-0 -n shop --from-file describe.txt --from-file kubelet.log
@@ -131,6 +212,9 @@ pub struct DoctorPodArgs {
     /// Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)
     #[arg(long, value_name = "MIB", default_value_t = 128)]
     pub max_input_mib: u64,
+    /// Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["from_file", "example"])]
+    pub save: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +239,18 @@ mod tests {
         let help = Cli::command().render_long_help().to_string();
         assert!(help.contains("Exit codes:"));
         assert!(help.contains("3  could not reach"));
+    }
+
+    #[test]
+    fn durations_read_like_kubectl() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("-1s").is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! tested without a cluster.
 
 use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim, Pod};
-use k8s_openapi::api::storage::v1::{CSIDriver, StorageClass, VolumeAttachment};
+use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
 use serde::{Deserialize, Serialize};
 
 /// Which kind of input a fact was read from; quoted next to evidence so the operator can find it.
@@ -157,6 +157,12 @@ pub struct Case {
     /// Pods other than the one being diagnosed (e.g. others using the same claim).
     pub other_pods: Vec<Pod>,
     pub rbd: Vec<RbdImageState>,
+    /// The CSINode of the pod's node (which CSI drivers registered there).
+    pub csi_nodes: Vec<CSINode>,
+    /// Objects the API confirmed do not exist (404), e.g. a claim or a ConfigMap the pod names.
+    pub missing: Vec<ObjectRef>,
+    /// Reads the API refused, said as "verb resource in scope" (e.g. `list events in namespace x`).
+    pub denied: Vec<String>,
     /// ConfigMaps known to exist (names only; their data is never read).
     pub configmaps: Vec<String>,
     /// Secrets known to exist (names only; their data is never read or kept).

@@ -2,7 +2,7 @@
 //! clear line on stderr starting with `volmnt:` (a `hint:` line may follow), nothing on stdout,
 //! and never a panic.
 
-use crate::util::{pseudo_random, read, run, run_stdin, TempDir};
+use crate::util::{cmd, pseudo_random, read, run, run_cmd, run_stdin, TempDir};
 
 const NFS_DESCRIBE: &str = fixture!("seed/nfs-describe-pod.txt");
 
@@ -176,8 +176,28 @@ fn stdin_given_twice() {
 
 #[test]
 fn doctor_pod_with_no_input() {
-    run(&["doctor", "pod"]).assert_input_error("no input");
-    run(&["doctor", "pod", "web-0", "-n", "shop"]).assert_input_error("--from-file");
+    // No name and no saved output: a usage error saying what to give.
+    run(&["doctor", "pod"]).assert_input_error("name the pod");
+    // A name means the live cluster; with no kubeconfig anywhere that is exit 3, one line.
+    let home = TempDir::new("no-kubeconfig");
+    let out = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "web-0", "-n", "shop"])
+            .env("HOME", home.path())
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBERNETES_SERVICE_HOST"),
+        None,
+    );
+    out.assert_no_panic();
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("no kubeconfig found"), "{}", out.stderr);
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("volmnt:"))
+            .count(),
+        1
+    );
 }
 
 #[test]

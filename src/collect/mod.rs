@@ -1,4 +1,6 @@
 //! The only layer that does I/O: it fills a `Case`. Offline inputs today; the live API, node
 //! probes and the rbd CLI produce the same types.
 
+pub mod cluster;
 pub mod offline;
+pub mod save;

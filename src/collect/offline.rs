@@ -19,6 +19,31 @@ pub struct Source {
     pub text: String,
 }
 
+/// Read `path`: a file, `-` (stdin), or a directory (every file in it, sorted, such as one
+/// written by `--save`; README files are skipped).
+pub fn read_inputs(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<Vec<Source>> {
+    if path != "-" && std::path::Path::new(path).is_dir() {
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| Error::io(format!("reading {path}"), e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                !name.starts_with('.') && !name.to_ascii_uppercase().starts_with("README")
+            })
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(Error::input(path, "is a directory with no files to read"));
+        }
+        return files
+            .iter()
+            .map(|f| read_input(&f.to_string_lossy(), max_bytes, stdin))
+            .collect();
+    }
+    Ok(vec![read_input(path, max_bytes, stdin)?])
+}
+
 /// Read `path` (`-` = stdin) refusing more than `max_bytes`.
 pub fn read_input(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<Source> {
     let (label, bytes) = if path == "-" {
@@ -30,9 +55,6 @@ pub fn read_input(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<So
         ("stdin".to_string(), buf)
     } else {
         let meta = std::fs::metadata(path).map_err(|e| Error::io(format!("reading {path}"), e))?;
-        if meta.is_dir() {
-            return Err(Error::input(path, "is a directory; pass the files in it"));
-        }
         if meta.len() > max_bytes {
             return Err(too_big(path, meta.len(), max_bytes));
         }
@@ -292,6 +314,22 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         return Ok(Some(format!(
             "kubelet log ({n} of {total} entries about volume failures)"
         )));
+    }
+    // What `--save` wrote besides the objects: absences, refusals, names.
+    if text.contains(super::save::CASE_KIND) && text.contains(super::save::CASE_API_VERSION) {
+        let facts: super::save::CaseFacts = serde_yaml::from_str(text)
+            .map_err(|e| Error::input(label, format!("case.yaml does not parse: {e}")))?;
+        case.missing.extend(facts.missing);
+        case.denied.extend(facts.denied);
+        case.configmaps.extend(facts.configmaps);
+        case.secrets.extend(facts.secrets);
+        if case.pod_name.is_none() {
+            case.pod_name = facts.pod;
+        }
+        if case.namespace.is_none() {
+            case.namespace = facts.namespace;
+        }
+        return Ok(Some("volmnt case facts (saved)".into()));
     }
     // Text that names apiVersion but does not parse still goes to the parser, for its error.
     if objects::looks_like_objects(text)

@@ -1,8 +1,15 @@
-//! `volmnt doctor pod`: gather what is known about one pod, diagnose, report.
+//! `volmnt doctor pod|namespace`: gather what is known about stuck pods (live from the cluster,
+//! or from saved output), diagnose, report.
 
-use crate::cli::{DoctorPodArgs, Example, Global};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
+use crate::collect::cluster::{Cluster, ConnectOptions};
 use crate::collect::offline::{self, Source};
-use crate::diagnose::{self, Options, Status};
+use crate::collect::save;
+use crate::diagnose::{self, Options, Report, Status};
 use crate::error::{Error, ExitCode, Result};
 use crate::model::Case;
 use crate::render;
@@ -43,8 +50,8 @@ fn example_sources(e: Example) -> Vec<Source> {
     }
 }
 
-/// Build the case from the inputs (pure apart from reading the files).
-pub fn collect(args: &DoctorPodArgs) -> Result<Case> {
+/// Build the case from saved inputs (pure apart from reading the files).
+pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
     let mut case = Case {
         pod_name: args.name.clone(),
         namespace: args.namespace.clone(),
@@ -53,22 +60,16 @@ pub fn collect(args: &DoctorPodArgs) -> Result<Case> {
     let sources: Vec<Source> = match args.example {
         Some(e) => example_sources(e),
         None => {
-            if args.from_file.is_empty() {
-                return Err(Error::Usage(
-                    "no input: pass --from-file FILE (saved kubectl/kubelet/rbd output) or --example nfs|rbd; \
-                     reading from a live cluster is not built yet"
-                        .into(),
-                ));
-            }
             if args.from_file.iter().filter(|f| *f == "-").count() > 1 {
                 return Err(Error::Usage("`-` (stdin) can be given only once".into()));
             }
             let max = args.max_input_mib.saturating_mul(1 << 20);
             let mut stdin = std::io::stdin();
-            args.from_file
-                .iter()
-                .map(|f| offline::read_input(f, max, &mut stdin))
-                .collect::<Result<_>>()?
+            let mut all = Vec::new();
+            for f in &args.from_file {
+                all.extend(offline::read_inputs(f, max, &mut stdin)?);
+            }
+            all
         }
     };
     for s in &sources {
@@ -85,25 +86,81 @@ pub fn collect(args: &DoctorPodArgs) -> Result<Case> {
         }
     }
     offline::keep_pod_events(&mut case);
-    let has_messages =
-        !case.events.is_empty() || !case.logs.is_empty() || !case.messages.is_empty();
-    let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty();
+    let has_messages = !case.events.is_empty()
+        || !case.logs.is_empty()
+        || !case.messages.is_empty()
+        || !case.volume_attachments.is_empty();
+    let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
     if !has_messages && !has_state {
         return Err(Error::input(
-            sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", "),
+            sources
+                .iter()
+                .map(|s| s.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             "has no events and no error messages, so there is nothing to diagnose; events expire after about an hour: \
-             add kubelet's log from the node (`journalctl -u kubelet --since -2h`), and next time save the events early (`kubectl get events -n NS -o yaml`)",
+             add kubelet's log from the node (`journalctl -u kubelet --since -2h`), or run volmnt against the cluster \
+             (without --from-file) while the events still exist",
         ));
     }
     Ok(case)
 }
 
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))
+}
+
+fn connect_options(global: &Global, namespace: Option<String>) -> ConnectOptions {
+    ConnectOptions {
+        kubeconfig: global.conn.kubeconfig.clone(),
+        context: global.conn.context.clone(),
+        namespace,
+        request_timeout: global.conn.request_timeout,
+    }
+}
+
+/// Read the pod and its surroundings from the cluster.
+async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize)> {
+    let name = args.name.clone().ok_or_else(|| {
+        Error::Usage(
+            "name the pod (`volmnt doctor pod NAME -n NAMESPACE`), or give saved output with --from-file"
+                .into(),
+        )
+    })?;
+    let cluster = Cluster::connect(&connect_options(global, args.namespace.clone())).await?;
+    let ns = cluster.namespace.clone();
+    let case = cluster.collect_pod(&ns, &name).await?;
+    Ok((case, cluster.request_count()))
+}
+
 pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
-    let case = collect(args)?;
+    let live = args.example.is_none() && args.from_file.is_empty();
+    let case = if live {
+        let (case, requests) = runtime()?.block_on(collect_live(args, global))?;
+        if global.verbose > 0 {
+            eprintln!("volmnt: {requests} API requests");
+        }
+        case
+    } else {
+        collect_offline(args)?
+    };
     if global.verbose > 0 {
         for i in &case.inputs {
             eprintln!("volmnt: read {i}");
         }
+    }
+    if let Some(dir) = &args.save {
+        let files = save::write(dir, &case)?;
+        eprintln!(
+            "volmnt: saved the case to {} ({} files); replay with --from-file {}",
+            dir.display(),
+            files.len(),
+            dir.display()
+        );
     }
     let report = diagnose::diagnose(
         &case,
@@ -114,8 +171,133 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let out =
         render::render(&report, global.output, global.color.enabled()).map_err(Error::Output)?;
     super::emit(&out)?;
-    Ok(match report.status {
-        Status::Problem => ExitCode::Problem,
-        Status::Ok => ExitCode::Ok,
-    })
+    Ok(exit_for(&[&report], &case.denied))
+}
+
+/// 3 when a read was refused (the report is partial), else 1 when something is stuck, else 0.
+fn exit_for(reports: &[&Report], denied: &[String]) -> ExitCode {
+    if !denied.is_empty() {
+        ExitCode::Unreachable
+    } else if reports.iter().any(|r| r.status == Status::Problem) {
+        ExitCode::Problem
+    } else {
+        ExitCode::Ok
+    }
+}
+
+/// `doctor namespace` output: the summary first, then each pod's report.
+#[derive(Serialize)]
+struct NamespaceReport {
+    /// `ns` or `(all namespaces)`.
+    scope: String,
+    stuck_pods: usize,
+    /// One line per (node, cause): how many pods.
+    summary: Vec<Group>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    denied: Vec<String>,
+    reports: Vec<Report>,
+}
+
+#[derive(Serialize)]
+struct Group {
+    node: String,
+    cause: String,
+    pods: Vec<String>,
+}
+
+pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<ExitCode> {
+    let rt = runtime()?;
+    let (cases, requests, scope, denied) = rt.block_on(async {
+        let cluster = Cluster::connect(&connect_options(global, args.namespace.clone())).await?;
+        let ns = if args.all_namespaces {
+            None
+        } else {
+            Some(cluster.namespace.clone())
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let cases = cluster
+            .collect_namespace(ns.as_deref(), args.min_age, now)
+            .await?;
+        let scope = ns.unwrap_or_else(|| "(all namespaces)".into());
+        Ok::<_, Error>((cases, cluster.request_count(), scope, cluster.denied()))
+    })?;
+    if global.verbose > 0 {
+        eprintln!("volmnt: {requests} API requests");
+    }
+    let opts = Options::default();
+    let reports: Vec<Report> = cases.iter().map(|c| diagnose::diagnose(c, &opts)).collect();
+    let mut groups: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for r in reports.iter().filter(|r| r.status == Status::Problem) {
+        let node = r
+            .subject
+            .node
+            .clone()
+            .unwrap_or_else(|| "(not scheduled)".into());
+        let cause = r.top().map(|f| f.cause.clone()).unwrap_or_default();
+        let pod = match (&r.subject.namespace, &r.subject.name) {
+            (Some(ns), Some(n)) => format!("{ns}/{n}"),
+            (_, Some(n)) => n.clone(),
+            _ => "?".into(),
+        };
+        groups.entry((node, cause)).or_default().push(pod);
+    }
+    let mut summary: Vec<Group> = groups
+        .into_iter()
+        .map(|((node, cause), pods)| Group { node, cause, pods })
+        .collect();
+    summary.sort_by(|a, b| b.pods.len().cmp(&a.pods.len()).then(a.node.cmp(&b.node)));
+    let mut doc = NamespaceReport {
+        scope: scope.clone(),
+        stuck_pods: reports.len(),
+        summary,
+        denied: denied.clone(),
+        reports,
+    };
+    doc.reports.iter_mut().for_each(render::redact_report);
+    let out = match global.output {
+        render::Format::Json => render::json::to_json(&doc),
+        render::Format::Yaml => render::json::to_yaml(&doc),
+        render::Format::Text => Ok(namespace_text(&doc, global.color.enabled())),
+    }
+    .map_err(Error::Output)?;
+    super::emit(&out)?;
+    let refs: Vec<&Report> = doc.reports.iter().collect();
+    Ok(exit_for(&refs, &denied))
+}
+
+fn namespace_text(doc: &NamespaceReport, color: bool) -> String {
+    let mut out = String::new();
+    if doc.stuck_pods == 0 {
+        out.push_str(&format!(
+            "OK no pod in {} is stuck on a volume\n",
+            doc.scope
+        ));
+    } else {
+        out.push_str(&format!(
+            "STUCK {} pod(s) in {} are stuck on volumes\n",
+            doc.stuck_pods, doc.scope
+        ));
+        for g in &doc.summary {
+            out.push_str(&format!(
+                "  {}: {} pod(s): {}\n",
+                g.node,
+                g.pods.len(),
+                g.cause
+            ));
+        }
+    }
+    if !doc.denied.is_empty() {
+        out.push_str(&format!(
+            "  not allowed to read: {} (the report is partial)\n",
+            doc.denied.join("; ")
+        ));
+    }
+    for r in &doc.reports {
+        out.push('\n');
+        out.push_str(&render::text::report(r, color));
+    }
+    out
 }

@@ -14,6 +14,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Explain(a) => explain::run(a, &cli.global),
         Command::Doctor(DoctorCommand::Pod(a)) => doctor::run_pod(a, &cli.global),
+        Command::Doctor(DoctorCommand::Namespace(a)) => doctor::run_namespace(a, &cli.global),
         Command::Completions(a) => completions::run(a),
     }
 }

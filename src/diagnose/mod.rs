@@ -165,6 +165,26 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
             });
         }
     }
+    // A VolumeAttachment's attach/detach error is the storage side's own account of the failure.
+    for va in &case.volume_attachments {
+        let name = va.metadata.name.as_deref().unwrap_or("?");
+        let node = &va.spec.node_name;
+        for (what, err) in va.status.iter().flat_map(|s| {
+            [
+                ("attachError", &s.attach_error),
+                ("detachError", &s.detach_error),
+            ]
+        }) {
+            if let Some(msg) = err.as_ref().and_then(|e| e.message.clone()) {
+                push(Msg {
+                    label: format!("VolumeAttachment {name} (node {node}) {what}"),
+                    text: msg,
+                    origin: Origin::Api,
+                    count: 1,
+                });
+            }
+        }
+    }
     for m in &case.messages {
         push(Msg {
             label: m.label.clone(),
@@ -220,6 +240,16 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     }
     let mut notes = case.notes.clone();
     notes.extend(extra_notes);
+    if !case.denied.is_empty() {
+        notes.insert(
+            0,
+            format!(
+                "Not allowed to read: {}. The diagnosis uses what could be read; deploy/rbac.yaml \
+                 has the role volmnt needs.",
+                case.denied.join("; ")
+            ),
+        );
+    }
     if node_os.family == "unknown" && findings.iter().any(has_install_step) {
         notes.push(
             "The node's OS is not known, so install commands are given for each family; \
@@ -239,6 +269,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         node_os,
         findings,
         unrecognised,
+        denied: case.denied.clone(),
         notes,
         inputs: case.inputs.clone(),
     }
@@ -358,6 +389,7 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
     let origin_kind = match m.origin {
         Origin::KubeletLog => "kubelet log",
         Origin::Raw => "message",
+        Origin::Api => "objects",
         _ => "events",
     };
     let head = head_of(&text);

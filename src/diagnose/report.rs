@@ -95,6 +95,9 @@ pub struct Report {
     /// Failure messages no rule recognised (quoted, so nothing is hidden).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<String>,
+    /// Reads the API refused ("list events in namespace x"): the report is partial.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub denied: Vec<String>,
     /// What could not be read or was skipped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -2,6 +2,9 @@
 //! (a lock listed by `rbd lock ls`, a PVC that is Pending, a CSI driver that brings its own NFS
 //! client). Rules never do I/O. Each lives in its own file with its tests; register it below.
 
+mod claim_elsewhere;
+mod csi_driver;
+mod missing_objects;
 mod nfs_csi;
 mod pvc_state;
 mod rbd_holders;
@@ -16,7 +19,11 @@ pub type Rule = fn(&Case, &Hints, &mut Accs);
 /// Every rule, in the order they run.
 pub const RULES: &[(&str, Rule)] = &[
     ("rbd_holders", rbd_holders::apply),
+    ("missing_objects", missing_objects::apply),
     ("pvc_state", pvc_state::apply),
+    ("csi_driver", csi_driver::apply),
+    // After the rules that may create lock/attach findings, so it can name the other node.
+    ("claim_elsewhere", claim_elsewhere::apply),
     ("nfs_csi", nfs_csi::apply),
 ];
 

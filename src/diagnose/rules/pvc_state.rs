@@ -7,17 +7,20 @@ use crate::model::Case;
 
 pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     let Some(pod) = &case.pod else { return };
-    let claims: Vec<&str> = pod
+    let pod_name = pod.metadata.name.clone().unwrap_or_default();
+    let claims: Vec<String> = pod
         .spec
         .iter()
         .flat_map(|s| s.volumes.iter().flatten())
-        .filter_map(|v| {
-            v.persistent_volume_claim
-                .as_ref()
-                .map(|c| c.claim_name.as_str())
+        .filter_map(|v| match (&v.persistent_volume_claim, &v.ephemeral) {
+            (Some(c), _) => Some(c.claim_name.clone()),
+            // Generic ephemeral volumes get a claim named <pod>-<volume>.
+            (None, Some(_)) => Some(format!("{pod_name}-{}", v.name)),
+            _ => None,
         })
         .collect();
-    for claim in claims {
+    for claim in &claims {
+        let claim = claim.as_str();
         let Some(pvc) = case
             .pvcs
             .iter()
@@ -36,6 +39,27 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             a.evidence
                 .push(format!("PersistentVolumeClaim {claim} is {phase}"));
             a.vars.insert("pvc", claim.to_string());
+            // A class that does not exist is the commonest reason a claim never binds.
+            let class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
+            let classes_read = !case.storage_classes.is_empty()
+                && !case.denied.iter().any(|d| d.contains("storageclasses"));
+            if let Some(class) = class.filter(|c| !c.is_empty()) {
+                if classes_read
+                    && !case
+                        .storage_classes
+                        .iter()
+                        .any(|s| s.metadata.name.as_deref() == Some(class.as_str()))
+                {
+                    a.evidence.push(format!(
+                        "its StorageClass {class} does not exist (classes in the cluster: {})",
+                        case.storage_classes
+                            .iter()
+                            .filter_map(|s| s.metadata.name.as_deref())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
         }
     }
 }

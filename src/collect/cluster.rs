@@ -1,0 +1,1335 @@
+//! The live cluster → `Case`. Connection like kubectl (KUBECONFIG with several files merged,
+//! `--kubeconfig`, `--context`, in-cluster config, exec and token auth through kube-rs), every
+//! request bounded by `--request-timeout`, and reads issued in waves whose number does not grow
+//! with the number of volumes: (1) the pod; (2) everything that only needs the pod, at once;
+//! (3) the PVs and the other pods' nodes, which need the claims and pods of wave 2.
+//!
+//! A forbidden read does not stop the diagnosis: it is recorded (verb, resource, scope) and the
+//! report says what was missing. Secrets are only ever read as metadata.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::join_all;
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Event as CoreEvent, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret,
+};
+use k8s_openapi::api::events::v1::Event as EventsV1;
+use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
+use kube::api::{ListParams, ObjectList};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::model::{Case, Event, ObjectRef, Origin};
+
+/// How to reach the cluster, as kubectl's flags say it.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+    pub request_timeout: Duration,
+}
+
+/// A connected client with what volmnt tracks about its use.
+#[derive(Clone)]
+pub struct Cluster {
+    client: Client,
+    /// The namespace from `-n` or the context.
+    pub namespace: String,
+    /// `context NAME at https://...`, for messages.
+    pub target: String,
+    timeout: Duration,
+    requests: Arc<AtomicUsize>,
+    denied: Arc<Mutex<Vec<String>>>,
+}
+
+/// What a read gave: the object, a confirmed absence, or a refusal (already recorded).
+pub enum Fetch<T> {
+    Got(T),
+    Missing,
+    Denied,
+}
+
+impl<T> Fetch<T> {
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Fetch::Got(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Largest page asked for in one list call; memory stays bounded on big clusters.
+pub const PAGE: u32 = 500;
+
+impl Cluster {
+    /// Load the config and build the client. Nothing is sent yet.
+    pub async fn connect(o: &ConnectOptions) -> Result<Cluster> {
+        let kopts = KubeConfigOptions {
+            context: o.context.clone(),
+            ..KubeConfigOptions::default()
+        };
+        let context_label = o
+            .context
+            .clone()
+            .map(|c| format!("context {c}"))
+            .unwrap_or_else(|| "the current context".into());
+        let mut config = match load_kubeconfig(o.kubeconfig.as_deref())? {
+            Some(kc) => {
+                if let Some(want) = &o.context {
+                    if !kc.contexts.iter().any(|c| &c.name == want) {
+                        let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();
+                        return Err(Error::Unreachable(format!(
+                            "context {want} is not in the kubeconfig (it has: {})",
+                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                        )));
+                    }
+                }
+                Config::from_custom_kubeconfig(kc, &kopts)
+                    .await
+                    .map_err(|e| config_error(&context_label, e))?
+            }
+            None if o.context.is_none()
+                && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() =>
+            {
+                Config::incluster().map_err(|e| {
+                    Error::Unreachable(format!("reading the in-cluster configuration: {e}"))
+                })?
+            }
+            None => {
+                return Err(Error::Unreachable(
+                    "no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster; \
+                     or diagnose saved output with --from-file"
+                        .into(),
+                ))
+            }
+        };
+        config.connect_timeout = Some(o.request_timeout);
+        config.read_timeout = Some(o.request_timeout);
+        config.write_timeout = Some(o.request_timeout);
+        // A retry on 429/503 would multiply the time the user waits past --request-timeout.
+        config.default_retry = false;
+        let namespace = o
+            .namespace
+            .clone()
+            .unwrap_or_else(|| config.default_namespace.clone());
+        let target = format!("{context_label} at {}", config.cluster_url);
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counter = requests.clone();
+        let layer =
+            tower::util::MapRequestLayer::new(move |r: http::Request<kube::client::Body>| {
+                counter.fetch_add(1, Ordering::Relaxed);
+                r
+            });
+        let client = kube::client::ClientBuilder::try_from(config)
+            .map_err(|e| Error::Unreachable(format!("setting up the client for {target}: {e}")))?
+            .with_layer(&layer)
+            .build();
+        Ok(Cluster {
+            client,
+            namespace,
+            target,
+            timeout: o.request_timeout,
+            requests,
+            denied: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
+    /// How many HTTP requests were sent so far (`-v` prints it).
+    pub fn request_count(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Reads refused so far.
+    pub fn denied(&self) -> Vec<String> {
+        self.denied.lock().map(|d| d.clone()).unwrap_or_default()
+    }
+
+    fn record_denied(&self, what: String) {
+        if let Ok(mut d) = self.denied.lock() {
+            if !d.contains(&what) {
+                d.push(what);
+            }
+        }
+    }
+
+    /// Turn a transport or API failure into volmnt's error (401 and unreachable → exit 3).
+    fn fail(&self, action: &str, e: kube::Error) -> Error {
+        match e {
+            kube::Error::Api(s) if s.code == 401 => Error::Unreachable(format!(
+                "{action}: the API server ({}) refused the credentials (401 Unauthorized)",
+                self.target
+            )),
+            kube::Error::Api(s) => {
+                Error::Unreachable(format!("{action}: {} ({} {})", s.message, s.code, s.reason))
+            }
+            other => Error::Unreachable(format!(
+                "{action}: cannot reach the Kubernetes API ({}): {}",
+                self.target,
+                root_cause(&other)
+            )),
+        }
+    }
+
+    async fn timed<T>(
+        &self,
+        action: &str,
+        fut: impl std::future::Future<Output = kube::Result<T>>,
+    ) -> Result<kube::Result<T>> {
+        tokio::time::timeout(self.timeout, fut).await.map_err(|_| {
+            Error::Unreachable(format!(
+                "{action}: no answer from {} within {:?} (--request-timeout)",
+                self.target, self.timeout
+            ))
+        })
+    }
+
+    /// GET one object; 404 and 403 are answers, not errors.
+    pub async fn get<K>(&self, api: Api<K>, name: &str, access: Access<'_>) -> Result<Fetch<K>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let action = match access.namespace {
+            Some(ns) => format!("reading {} {ns}/{name}", access.resource),
+            None => format!("reading {} {name}", access.resource),
+        };
+        match self.timed(&action, api.get(name)).await? {
+            Ok(o) => Ok(Fetch::Got(o)),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(Fetch::Missing),
+            Err(kube::Error::Api(s)) if s.code == 403 => {
+                self.record_denied(access.describe("get"));
+                Ok(Fetch::Denied)
+            }
+            Err(e) => Err(self.fail(&action, e)),
+        }
+    }
+
+    /// GET only an object's metadata (used for Secrets and ConfigMaps: existence only).
+    pub async fn exists<K>(&self, api: Api<K>, name: &str, access: Access<'_>) -> Result<Fetch<()>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let action = format!("checking {} {name}", access.resource);
+        match self.timed(&action, api.get_metadata(name)).await? {
+            Ok(_) => Ok(Fetch::Got(())),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(Fetch::Missing),
+            Err(kube::Error::Api(s)) if s.code == 403 => {
+                self.record_denied(access.describe("get"));
+                Ok(Fetch::Denied)
+            }
+            Err(e) => Err(self.fail(&action, e)),
+        }
+    }
+
+    /// LIST with pagination; `keep` filters each page so memory holds only what is kept.
+    pub async fn list<K>(
+        &self,
+        api: Api<K>,
+        params: ListParams,
+        access: Access<'_>,
+        mut keep: impl FnMut(&K) -> bool,
+    ) -> Result<Fetch<Vec<K>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = params.limit(PAGE);
+        loop {
+            let action = format!("listing {}", access.resource);
+            let page: ObjectList<K> = match self.timed(&action, api.list(&params)).await? {
+                Ok(p) => p,
+                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Fetch::Missing),
+                Err(kube::Error::Api(s)) if s.code == 403 => {
+                    self.record_denied(access.describe("list"));
+                    return Ok(Fetch::Denied);
+                }
+                Err(e) => return Err(self.fail(&action, e)),
+            };
+            out.extend(page.items.into_iter().filter(|o| keep(o)));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params = params.continue_token(&token),
+                None => break,
+            }
+        }
+        Ok(Fetch::Got(out))
+    }
+
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// Collect everything `doctor pod` needs about one pod.
+    pub async fn collect_pod(&self, namespace: &str, name: &str) -> Result<Case> {
+        let c = self.client.clone();
+        // Wave 1: the pod.
+        let pod = match self
+            .get(
+                Api::<Pod>::namespaced(c.clone(), namespace),
+                name,
+                Access::ns("pods", namespace),
+            )
+            .await?
+        {
+            Fetch::Got(p) => p,
+            Fetch::Missing => {
+                return Err(Error::Input {
+                    context: format!("pod {namespace}/{name}"),
+                    message: format!(
+                        "not found ({}); `kubectl get pods -n {namespace}` lists the pods there",
+                        self.target
+                    ),
+                })
+            }
+            Fetch::Denied => {
+                return Err(Error::Unreachable(format!(
+                    "not allowed to read pod {namespace}/{name} (needs get on pods in namespace {namespace}); \
+                     deploy/rbac.yaml has the role volmnt needs"
+                )))
+            }
+        };
+        let mut case = Case {
+            pod_name: Some(name.to_string()),
+            namespace: Some(namespace.to_string()),
+            ..Case::default()
+        };
+        self.fill_from_pod(&mut case, pod).await?;
+        case.denied = self.denied();
+        case.inputs.push(format!(
+            "live: {} ({} requests)",
+            self.target,
+            self.request_count()
+        ));
+        Ok(case)
+    }
+
+    /// Waves 2 and 3 for one pod. `shared` carries what a namespace-wide run read once.
+    pub async fn fill_from_pod(&self, case: &mut Case, pod: Pod) -> Result<()> {
+        let c = self.client.clone();
+        let ns = pod
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| self.namespace.clone());
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let refs = PodRefs::of(&pod);
+        let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+
+        // Wave 2: everything that needs only the pod, concurrently.
+        let events_core = async {
+            let lp = ListParams::default().fields(&format!(
+                "involvedObject.name={name},involvedObject.namespace={ns},involvedObject.kind=Pod"
+            ));
+            self.list(
+                Api::<CoreEvent>::namespaced(c.clone(), &ns),
+                lp,
+                Access::ns("events", &ns),
+                |_| true,
+            )
+            .await
+            .map(|f| match f {
+                Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_core).collect::<Vec<_>>()),
+                Fetch::Missing => Fetch::Missing,
+                Fetch::Denied => Fetch::Denied,
+            })
+        };
+        let events_new = async {
+            let lp = ListParams::default().fields(&format!(
+                "regarding.name={name},regarding.namespace={ns},regarding.kind=Pod"
+            ));
+            // Absent on clusters without events.k8s.io/v1 (404): that is fine.
+            self.list(
+                Api::<EventsV1>::namespaced(c.clone(), &ns),
+                lp,
+                Access::group_ns("events", "events.k8s.io", &ns),
+                |_| true,
+            )
+            .await
+            .map(|f| match f {
+                Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_v1).collect::<Vec<_>>()),
+                Fetch::Missing => Fetch::Missing,
+                Fetch::Denied => Fetch::Denied,
+            })
+        };
+        let pvcs = join_all(refs.claims.iter().map(|claim| {
+            let api = Api::<PersistentVolumeClaim>::namespaced(c.clone(), &ns);
+            let ns = ns.clone();
+            async move {
+                let f = self
+                    .get(api, claim, Access::ns("persistentvolumeclaims", &ns))
+                    .await;
+                (claim.clone(), f)
+            }
+        }));
+        let node = async {
+            match &node_name {
+                Some(n) => {
+                    self.get(Api::<Node>::all(c.clone()), n, Access::cluster("nodes"))
+                        .await
+                }
+                None => Ok(Fetch::Missing),
+            }
+        };
+        let csinode = async {
+            match &node_name {
+                Some(n) => {
+                    self.get(
+                        Api::<CSINode>::all(c.clone()),
+                        n,
+                        Access::group_cluster("csinodes", "storage.k8s.io"),
+                    )
+                    .await
+                }
+                None => Ok(Fetch::Missing),
+            }
+        };
+        let configmaps = join_all(refs.configmaps.iter().map(|cm| {
+            let api = Api::<ConfigMap>::namespaced(c.clone(), &ns);
+            let ns = ns.clone();
+            async move {
+                (
+                    cm.clone(),
+                    self.exists(api, cm, Access::ns("configmaps", &ns)).await,
+                )
+            }
+        }));
+        let secrets = join_all(refs.secrets.iter().map(|s| {
+            let api = Api::<Secret>::namespaced(c.clone(), &ns);
+            let ns = ns.clone();
+            async move {
+                (
+                    s.clone(),
+                    self.exists(api, s, Access::ns("secrets", &ns)).await,
+                )
+            }
+        }));
+        let claim_set: BTreeSet<String> = refs.claims.iter().cloned().collect();
+        let other_pods = async {
+            if refs.claims.is_empty() {
+                return Ok(Fetch::Got(Vec::new()));
+            }
+            let name = name.clone();
+            self.list(
+                Api::<Pod>::namespaced(c.clone(), &ns),
+                ListParams::default(),
+                Access::ns("pods", &ns),
+                move |p| {
+                    p.metadata.name.as_deref() != Some(name.as_str())
+                        && !PodRefs::of(p).claims.is_disjoint(&claim_set)
+                },
+            )
+            .await
+        };
+        let attachments = async {
+            self.list(
+                Api::<VolumeAttachment>::all(c.clone()),
+                ListParams::default(),
+                Access::group_cluster("volumeattachments", "storage.k8s.io"),
+                |_| true,
+            )
+            .await
+        };
+        let drivers = async {
+            self.list(
+                Api::<CSIDriver>::all(c.clone()),
+                ListParams::default(),
+                Access::group_cluster("csidrivers", "storage.k8s.io"),
+                |_| true,
+            )
+            .await
+        };
+        let classes = async {
+            self.list(
+                Api::<StorageClass>::all(c.clone()),
+                ListParams::default(),
+                Access::group_cluster("storageclasses", "storage.k8s.io"),
+                |_| true,
+            )
+            .await
+        };
+        let (
+            ev_core,
+            ev_new,
+            pvcs,
+            node,
+            csinode,
+            configmaps,
+            secrets,
+            others,
+            vas,
+            drivers,
+            classes,
+        ) = futures::join!(
+            events_core,
+            events_new,
+            pvcs,
+            node,
+            csinode,
+            configmaps,
+            secrets,
+            other_pods,
+            attachments,
+            drivers,
+            classes
+        );
+
+        let mut events: Vec<Event> = Vec::new();
+        if let Fetch::Got(v) = ev_core? {
+            events.extend(v);
+        }
+        if let Fetch::Got(v) = ev_new? {
+            // The two APIs serve one store; keep one copy of each event.
+            for e in v {
+                if !events
+                    .iter()
+                    .any(|x| x.reason == e.reason && x.message == e.message)
+                {
+                    events.push(e);
+                }
+            }
+        }
+        case.events = events;
+        let mut pv_names = Vec::new();
+        for (claim, f) in pvcs {
+            match f? {
+                Fetch::Got(pvc) => {
+                    if let Some(v) = pvc.spec.as_ref().and_then(|s| s.volume_name.clone()) {
+                        pv_names.push(v);
+                    }
+                    case.pvcs.push(pvc);
+                }
+                Fetch::Missing => case.missing.push(ObjectRef {
+                    kind: Some("PersistentVolumeClaim".into()),
+                    namespace: Some(ns.clone()),
+                    name: Some(claim),
+                    uid: None,
+                }),
+                Fetch::Denied => {}
+            }
+        }
+        let node = node?.ok();
+        if let Some(cn) = csinode?.ok() {
+            case.csi_nodes.push(cn);
+        }
+        for (name, f) in configmaps {
+            match f? {
+                Fetch::Got(()) => case.configmaps.push(name),
+                Fetch::Missing => case.missing.push(ObjectRef {
+                    kind: Some("ConfigMap".into()),
+                    namespace: Some(ns.clone()),
+                    name: Some(name),
+                    uid: None,
+                }),
+                Fetch::Denied => {}
+            }
+        }
+        for (name, f) in secrets {
+            match f? {
+                Fetch::Got(()) => case.secrets.push(name),
+                Fetch::Missing => case.missing.push(ObjectRef {
+                    kind: Some("Secret".into()),
+                    namespace: Some(ns.clone()),
+                    name: Some(name),
+                    uid: None,
+                }),
+                Fetch::Denied => {}
+            }
+        }
+        let others = others?.ok().unwrap_or_default();
+        let vas = vas?.ok().unwrap_or_default();
+        case.csi_drivers = drivers?.ok().unwrap_or_default();
+        case.storage_classes = classes?.ok().unwrap_or_default();
+
+        // Wave 3: the PVs, and the nodes of other pods using the claims.
+        let mut other_nodes: Vec<String> = others
+            .iter()
+            .filter_map(|p| p.spec.as_ref()?.node_name.clone())
+            .filter(|n| Some(n) != node_name.as_ref())
+            .collect();
+        other_nodes.sort();
+        other_nodes.dedup();
+        let pvs = join_all(pv_names.iter().map(|n| {
+            let api = Api::<PersistentVolume>::all(c.clone());
+            async move { self.get(api, n, Access::cluster("persistentvolumes")).await }
+        }));
+        let nodes = join_all(other_nodes.iter().map(|n| {
+            let api = Api::<Node>::all(c.clone());
+            async move { self.get(api, n, Access::cluster("nodes")).await }
+        }));
+        let (pvs, nodes) = futures::join!(pvs, nodes);
+        for f in pvs {
+            if let Fetch::Got(pv) = f? {
+                case.pvs.push(pv);
+            }
+        }
+        case.nodes.extend(node);
+        for f in nodes {
+            if let Fetch::Got(n) = f? {
+                case.nodes.push(n);
+            }
+        }
+        // Only the attachments of this pod's PVs matter (their errors are classified in diagnose).
+        let pv_set: BTreeSet<&str> = pv_names.iter().map(String::as_str).collect();
+        for va in vas {
+            let pv = va
+                .spec
+                .source
+                .persistent_volume_name
+                .as_deref()
+                .unwrap_or("");
+            if !pv_set.contains(pv) {
+                continue;
+            }
+            case.volume_attachments.push(va);
+        }
+        case.other_pods = others;
+        case.pod = Some(pod);
+        Ok(())
+    }
+}
+
+/// What one refused read was: verb, resource, API group, scope.
+#[derive(Debug, Clone, Copy)]
+pub struct Access<'a> {
+    pub resource: &'a str,
+    pub group: &'a str,
+    pub namespace: Option<&'a str>,
+}
+
+impl<'a> Access<'a> {
+    pub fn ns(resource: &'a str, namespace: &'a str) -> Self {
+        Access {
+            resource,
+            group: "",
+            namespace: Some(namespace),
+        }
+    }
+    pub fn group_ns(resource: &'a str, group: &'a str, namespace: &'a str) -> Self {
+        Access {
+            resource,
+            group,
+            namespace: Some(namespace),
+        }
+    }
+    pub fn cluster(resource: &'a str) -> Self {
+        Access {
+            resource,
+            group: "",
+            namespace: None,
+        }
+    }
+    pub fn group_cluster(resource: &'a str, group: &'a str) -> Self {
+        Access {
+            resource,
+            group,
+            namespace: None,
+        }
+    }
+    /// `list events in namespace ops-test`, `get persistentvolumes (cluster scope)`.
+    pub fn describe(&self, verb: &str) -> String {
+        let res = if self.group.is_empty() {
+            self.resource.to_string()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        };
+        match self.namespace {
+            Some(ns) => format!("{verb} {res} in namespace {ns}"),
+            None => format!("{verb} {res} (cluster scope)"),
+        }
+    }
+}
+
+/// What a pod's spec names: claims (incl. generic ephemeral ones), ConfigMaps and Secrets.
+pub struct PodRefs {
+    pub claims: BTreeSet<String>,
+    pub configmaps: Vec<String>,
+    pub secrets: Vec<String>,
+}
+
+impl PodRefs {
+    pub fn of(pod: &Pod) -> PodRefs {
+        let mut r = PodRefs {
+            claims: BTreeSet::new(),
+            configmaps: Vec::new(),
+            secrets: Vec::new(),
+        };
+        let pod_name = pod.metadata.name.clone().unwrap_or_default();
+        for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+            if let Some(c) = &v.persistent_volume_claim {
+                r.claims.insert(c.claim_name.clone());
+            }
+            if v.ephemeral.is_some() {
+                r.claims.insert(format!("{pod_name}-{}", v.name));
+            }
+            if let Some(cm) = &v.config_map {
+                if cm.optional != Some(true) {
+                    r.configmaps.push(cm.name.clone());
+                }
+            }
+            if let Some(s) = &v.secret {
+                if s.optional != Some(true) {
+                    r.secrets.extend(s.secret_name.clone());
+                }
+            }
+            for src in v.projected.iter().flat_map(|p| p.sources.iter().flatten()) {
+                if let Some(cm) = &src.config_map {
+                    if cm.optional != Some(true) {
+                        r.configmaps.push(cm.name.clone());
+                    }
+                }
+                if let Some(s) = &src.secret {
+                    if s.optional != Some(true) {
+                        r.secrets.push(s.name.clone());
+                    }
+                }
+            }
+        }
+        r.configmaps.sort();
+        r.configmaps.dedup();
+        r.secrets.sort();
+        r.secrets.dedup();
+        r
+    }
+}
+
+/// Reads a namespace-wide run does once (paginated lists, filtered page by page) and shares
+/// between its pods, so a pod's case is assembled without further requests.
+#[derive(Default)]
+pub struct Shared {
+    /// Failure events by (namespace, pod name).
+    pub events: std::collections::HashMap<(String, String), Vec<Event>>,
+    /// Pods that use a claim (to find other users of a stuck pod's claims).
+    pub claim_users: Vec<Pod>,
+    pub pvcs: std::collections::HashMap<(String, String), PersistentVolumeClaim>,
+    pub pvs: std::collections::HashMap<String, PersistentVolume>,
+    pub nodes: std::collections::HashMap<String, Node>,
+    pub csinodes: std::collections::HashMap<String, CSINode>,
+    /// Names of ConfigMaps and Secrets that exist, by namespace (metadata only).
+    pub configmaps: BTreeSet<(String, String)>,
+    pub secrets: BTreeSet<(String, String)>,
+    pub attachments: Vec<VolumeAttachment>,
+    pub drivers: Vec<CSIDriver>,
+    pub classes: Vec<StorageClass>,
+    /// Which of the lists above could be read (a denied list says nothing about absence).
+    pub read_pvcs: bool,
+    pub read_configmaps: bool,
+    pub read_secrets: bool,
+}
+
+impl Shared {
+    fn pods_using(&self, ns: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod> {
+        self.claim_users
+            .iter()
+            .filter(|p| p.metadata.namespace.as_deref() == Some(ns))
+            .filter(|p| p.metadata.name.as_deref() != Some(except))
+            .filter(|p| !PodRefs::of(p).claims.is_disjoint(claims))
+            .cloned()
+            .collect()
+    }
+
+    /// One pod's case from the shared reads: no request.
+    pub fn assemble(&self, pod: Pod) -> Case {
+        let ns = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let refs = PodRefs::of(&pod);
+        let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+        let mut case = Case {
+            pod_name: Some(name.clone()),
+            namespace: Some(ns.clone()),
+            events: self
+                .events
+                .get(&(ns.clone(), name.clone()))
+                .cloned()
+                .unwrap_or_default(),
+            storage_classes: self.classes.clone(),
+            csi_drivers: self.drivers.clone(),
+            ..Case::default()
+        };
+        let missing = |kind: &str, n: &str| ObjectRef {
+            kind: Some(kind.into()),
+            namespace: Some(ns.clone()),
+            name: Some(n.to_string()),
+            uid: None,
+        };
+        for claim in &refs.claims {
+            match self.pvcs.get(&(ns.clone(), claim.clone())) {
+                Some(pvc) => {
+                    if let Some(pv) = pvc
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.volume_name.as_ref())
+                        .and_then(|v| self.pvs.get(v))
+                    {
+                        case.pvs.push(pv.clone());
+                    }
+                    case.pvcs.push(pvc.clone());
+                }
+                None if self.read_pvcs => {
+                    case.missing.push(missing("PersistentVolumeClaim", claim))
+                }
+                None => {}
+            }
+        }
+        for cm in &refs.configmaps {
+            if self.configmaps.contains(&(ns.clone(), cm.clone())) {
+                case.configmaps.push(cm.clone());
+            } else if self.read_configmaps {
+                case.missing.push(missing("ConfigMap", cm));
+            }
+        }
+        for sec in &refs.secrets {
+            if self.secrets.contains(&(ns.clone(), sec.clone())) {
+                case.secrets.push(sec.clone());
+            } else if self.read_secrets {
+                case.missing.push(missing("Secret", sec));
+            }
+        }
+        case.other_pods = self.pods_using(&ns, &refs.claims, &name);
+        let mut node_names: Vec<String> = node_name.iter().cloned().collect();
+        node_names.extend(
+            case.other_pods
+                .iter()
+                .filter_map(|p| p.spec.as_ref()?.node_name.clone()),
+        );
+        node_names.dedup();
+        for n in &node_names {
+            if let Some(node) = self.nodes.get(n) {
+                if !case
+                    .nodes
+                    .iter()
+                    .any(|x| x.metadata.name.as_deref() == Some(n))
+                {
+                    case.nodes.push(node.clone());
+                }
+            }
+        }
+        if let Some(cn) = node_name.as_ref().and_then(|n| self.csinodes.get(n)) {
+            case.csi_nodes.push(cn.clone());
+        }
+        let pv_names: BTreeSet<&str> = case
+            .pvs
+            .iter()
+            .filter_map(|p| p.metadata.name.as_deref())
+            .collect();
+        case.volume_attachments = self
+            .attachments
+            .iter()
+            .filter(|va| {
+                va.spec
+                    .source
+                    .persistent_volume_name
+                    .as_deref()
+                    .is_some_and(|p| pv_names.contains(p))
+            })
+            .cloned()
+            .collect();
+        case.pod = Some(pod);
+        case
+    }
+}
+
+/// Is this pod stuck on its volumes: Pending, a container waiting in ContainerCreating (or
+/// not started at all yet), for at least `min_age`.
+pub fn is_stuck(pod: &Pod, now_secs: i64, min_age: Duration) -> bool {
+    let Some(status) = &pod.status else {
+        return false;
+    };
+    if status.phase.as_deref() != Some("Pending") {
+        return false;
+    }
+    let created = pod
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| t.0.as_second())
+        .unwrap_or(now_secs);
+    if now_secs - created < min_age.as_secs() as i64 {
+        return false;
+    }
+    let waiting: Vec<&str> = status
+        .container_statuses
+        .iter()
+        .chain(status.init_container_statuses.iter())
+        .flatten()
+        .filter_map(|c| c.state.as_ref()?.waiting.as_ref()?.reason.as_deref())
+        .collect();
+    let scheduled = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_some();
+    waiting
+        .iter()
+        .any(|r| *r == "ContainerCreating" || *r == "PodInitializing")
+        || (waiting.is_empty() && scheduled)
+        || pod_has_volume_claims_unscheduled(pod)
+}
+
+/// Pending and unscheduled with claims: often an unbound PVC (FailedScheduling).
+fn pod_has_volume_claims_unscheduled(pod: &Pod) -> bool {
+    let scheduled = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_some();
+    !scheduled && !PodRefs::of(pod).claims.is_empty()
+}
+
+impl Cluster {
+    /// Every stuck pod of a namespace (or of all, `None`), each with its case, from shared
+    /// paginated lists: the number of requests grows with pages, not with pods.
+    pub async fn collect_namespace(
+        &self,
+        namespace: Option<&str>,
+        min_age: Duration,
+        now_secs: i64,
+    ) -> Result<Vec<Case>> {
+        let c = self.client.clone();
+        let scope = namespace.unwrap_or("(all namespaces)");
+        let pods_api: Api<Pod> = match namespace {
+            Some(ns) => Api::namespaced(c.clone(), ns),
+            None => Api::all(c.clone()),
+        };
+        let mut stuck: Vec<Pod> = Vec::new();
+        let mut claim_users: Vec<Pod> = Vec::new();
+        let pods_access = match namespace {
+            Some(ns) => Access::ns("pods", ns),
+            None => Access::cluster("pods"),
+        };
+        match self
+            .list(pods_api, ListParams::default(), pods_access, |p| {
+                if is_stuck(p, now_secs, min_age) {
+                    stuck.push(p.clone());
+                } else if !PodRefs::of(p).claims.is_empty() {
+                    claim_users.push(slim(p));
+                }
+                false
+            })
+            .await?
+        {
+            Fetch::Got(_) => {}
+            Fetch::Missing => {
+                return Err(Error::Input {
+                    context: format!("namespace {scope}"),
+                    message: "not found".into(),
+                })
+            }
+            Fetch::Denied => {
+                return Err(Error::Unreachable(format!(
+                    "not allowed to list pods in {scope} ({}); deploy/rbac.yaml has the role volmnt needs",
+                    pods_access.describe("list")
+                )))
+            }
+        }
+        if stuck.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted_pods: BTreeSet<(String, String)> = stuck
+            .iter()
+            .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+            .collect();
+        let mut wanted_claims: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut wanted_nodes: BTreeSet<String> = BTreeSet::new();
+        for p in stuck.iter() {
+            for cl in PodRefs::of(p).claims {
+                wanted_claims.insert((ns_of(p), cl));
+            }
+            wanted_nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
+        }
+        for p in claim_users.iter() {
+            let ns = ns_of(p);
+            if PodRefs::of(p)
+                .claims
+                .iter()
+                .any(|cl| wanted_claims.contains(&(ns.clone(), cl.clone())))
+            {
+                wanted_nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
+            }
+        }
+        let ns_api = |ns: Option<&str>| ns.map(|n| n.to_string());
+        let scope_ns = ns_api(namespace);
+        macro_rules! api_for {
+            ($t:ty) => {
+                match &scope_ns {
+                    Some(ns) => Api::<$t>::namespaced(c.clone(), ns),
+                    None => Api::<$t>::all(c.clone()),
+                }
+            };
+        }
+        let access_ns = |res: &'static str| match namespace {
+            Some(ns) => Access {
+                resource: res,
+                group: "",
+                namespace: Some(ns),
+            },
+            None => Access::cluster(res),
+        };
+        let is_failure = |e: &Event| {
+            e.kind.as_deref() == Some("Warning")
+                || [
+                    "FailedMount",
+                    "FailedAttachVolume",
+                    "FailedMapVolume",
+                    "FailedScheduling",
+                ]
+                .contains(&e.reason.as_str())
+        };
+        let mut events: std::collections::HashMap<(String, String), Vec<Event>> =
+            std::collections::HashMap::new();
+        let events_fut = self.list(
+            api_for!(CoreEvent),
+            ListParams::default().fields("involvedObject.kind=Pod"),
+            access_ns("events"),
+            |e: &CoreEvent| {
+                let key = (
+                    e.involved_object.namespace.clone().unwrap_or_default(),
+                    e.involved_object.name.clone().unwrap_or_default(),
+                );
+                if wanted_pods.contains(&key) {
+                    let ev = event_from_core(e);
+                    if is_failure(&ev) {
+                        events.entry(key).or_default().push(ev);
+                    }
+                }
+                false
+            },
+        );
+        let mut pvcs = std::collections::HashMap::new();
+        let pvcs_fut = self.list(
+            api_for!(PersistentVolumeClaim),
+            ListParams::default(),
+            access_ns("persistentvolumeclaims"),
+            |p: &PersistentVolumeClaim| {
+                let key = (
+                    ns_of_meta(&p.metadata),
+                    p.metadata.name.clone().unwrap_or_default(),
+                );
+                if wanted_claims.contains(&key) {
+                    pvcs.insert(key, p.clone());
+                }
+                false
+            },
+        );
+        let mut pvs = std::collections::HashMap::new();
+        let pvs_fut = self.list(
+            Api::<PersistentVolume>::all(c.clone()),
+            ListParams::default(),
+            Access::cluster("persistentvolumes"),
+            |pv: &PersistentVolume| {
+                let claim = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref());
+                let key = claim.map(|r| {
+                    (
+                        r.namespace.clone().unwrap_or_default(),
+                        r.name.clone().unwrap_or_default(),
+                    )
+                });
+                if key.is_some_and(|k| wanted_claims.contains(&k)) {
+                    pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv.clone());
+                }
+                false
+            },
+        );
+        let mut nodes = std::collections::HashMap::new();
+        let nodes_fut = self.list(
+            Api::<Node>::all(c.clone()),
+            ListParams::default(),
+            Access::cluster("nodes"),
+            |n: &Node| {
+                let name = n.metadata.name.clone().unwrap_or_default();
+                if wanted_nodes.contains(&name) {
+                    nodes.insert(name, n.clone());
+                }
+                false
+            },
+        );
+        let mut csinodes = std::collections::HashMap::new();
+        let csinodes_fut = self.list(
+            Api::<CSINode>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("csinodes", "storage.k8s.io"),
+            |n: &CSINode| {
+                let name = n.metadata.name.clone().unwrap_or_default();
+                if wanted_nodes.contains(&name) {
+                    csinodes.insert(name, n.clone());
+                }
+                false
+            },
+        );
+        let cm_fut = self.list_names::<ConfigMap>(api_for!(ConfigMap), access_ns("configmaps"));
+        let sec_fut = self.list_names::<Secret>(api_for!(Secret), access_ns("secrets"));
+        let vas_fut = self.list(
+            Api::<VolumeAttachment>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("volumeattachments", "storage.k8s.io"),
+            |_| true,
+        );
+        let drivers_fut = self.list(
+            Api::<CSIDriver>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("csidrivers", "storage.k8s.io"),
+            |_| true,
+        );
+        let classes_fut = self.list(
+            Api::<StorageClass>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("storageclasses", "storage.k8s.io"),
+            |_| true,
+        );
+        let (ev, pvc_r, pv_r, node_r, csin_r, cms, secs, vas, drivers, classes) = futures::join!(
+            events_fut,
+            pvcs_fut,
+            pvs_fut,
+            nodes_fut,
+            csinodes_fut,
+            cm_fut,
+            sec_fut,
+            vas_fut,
+            drivers_fut,
+            classes_fut
+        );
+        ev?;
+        let read_pvcs = matches!(pvc_r?, Fetch::Got(_));
+        pv_r?;
+        node_r?;
+        csin_r?;
+        let (read_configmaps, configmaps) = match cms? {
+            Fetch::Got(v) => (true, v.into_iter().collect()),
+            _ => (false, BTreeSet::new()),
+        };
+        let (read_secrets, secrets) = match secs? {
+            Fetch::Got(v) => (true, v.into_iter().collect()),
+            _ => (false, BTreeSet::new()),
+        };
+        let shared = Shared {
+            events,
+            claim_users,
+            pvcs,
+            pvs,
+            nodes,
+            csinodes,
+            configmaps,
+            secrets,
+            attachments: vas?.ok().unwrap_or_default(),
+            drivers: drivers?.ok().unwrap_or_default(),
+            classes: classes?.ok().unwrap_or_default(),
+            read_pvcs,
+            read_configmaps,
+            read_secrets,
+        };
+        let denied = self.denied();
+        let mut cases: Vec<Case> = stuck
+            .into_iter()
+            .map(|p| {
+                let mut case = shared.assemble(p);
+                case.denied = denied.clone();
+                case
+            })
+            .collect();
+        cases.sort_by(|a, b| {
+            (a.namespace.as_deref(), a.pod_name.as_deref())
+                .cmp(&(b.namespace.as_deref(), b.pod_name.as_deref()))
+        });
+        Ok(cases)
+    }
+
+    /// (namespace, name) of every object of a kind, read as metadata only (Secrets included).
+    async fn list_names<K>(
+        &self,
+        api: Api<K>,
+        access: Access<'_>,
+    ) -> Result<Fetch<Vec<(String, String)>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = ListParams::default().limit(PAGE);
+        loop {
+            let action = format!("listing {}", access.resource);
+            let page = match self.timed(&action, api.list_metadata(&params)).await? {
+                Ok(p) => p,
+                Err(kube::Error::Api(s)) if s.code == 403 => {
+                    self.record_denied(access.describe("list"));
+                    return Ok(Fetch::Denied);
+                }
+                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Fetch::Missing),
+                Err(e) => return Err(self.fail(&action, e)),
+            };
+            out.extend(page.items.iter().map(|m| {
+                (
+                    ns_of_meta(&m.metadata),
+                    m.metadata.name.clone().unwrap_or_default(),
+                )
+            }));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(t) => params = params.continue_token(&t),
+                None => break,
+            }
+        }
+        Ok(Fetch::Got(out))
+    }
+}
+
+fn ns_of(p: &Pod) -> String {
+    ns_of_meta(&p.metadata)
+}
+
+fn ns_of_meta(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> String {
+    m.namespace.clone().unwrap_or_default()
+}
+
+/// A pod kept only to know where it runs and what it mounts.
+fn slim(p: &Pod) -> Pod {
+    let mut s = Pod {
+        metadata: p.metadata.clone(),
+        spec: p.spec.clone(),
+        status: None,
+    };
+    s.metadata.managed_fields = None;
+    s.metadata.annotations = None;
+    if let Some(spec) = &mut s.spec {
+        spec.containers.iter_mut().for_each(|c| {
+            c.env = None;
+            c.command = None;
+            c.args = None;
+        });
+    }
+    s.status = p
+        .status
+        .as_ref()
+        .map(|st| k8s_openapi::api::core::v1::PodStatus {
+            phase: st.phase.clone(),
+            host_ip: st.host_ip.clone(),
+            ..Default::default()
+        });
+    s
+}
+
+/// A core/v1 Event as the offline parsers produce it, so both paths diagnose alike.
+pub fn event_from_core(e: &CoreEvent) -> Event {
+    let comp = e.source.as_ref().and_then(|s| s.component.clone());
+    let host = e.source.as_ref().and_then(|s| s.host.clone());
+    Event {
+        kind: e.type_.clone(),
+        reason: e.reason.clone().unwrap_or_default(),
+        message: e.message.clone().unwrap_or_default(),
+        source: match (&comp, &host) {
+            (Some(c), Some(h)) => Some(format!("{c}, {h}")),
+            (Some(c), None) => Some(c.clone()),
+            (None, h) => h.clone(),
+        },
+        source_host: host,
+        count: e.count.and_then(|c| u32::try_from(c).ok()),
+        age: e
+            .last_timestamp
+            .as_ref()
+            .map(|t| t.0.to_string())
+            .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())),
+        object: Some(ObjectRef {
+            kind: e.involved_object.kind.clone(),
+            namespace: e.involved_object.namespace.clone(),
+            name: e.involved_object.name.clone(),
+            uid: e.involved_object.uid.clone(),
+        }),
+        origin: Origin::CoreV1,
+    }
+}
+
+/// An events.k8s.io/v1 Event in the same model.
+pub fn event_from_v1(e: &EventsV1) -> Event {
+    let controller = e.reporting_controller.clone();
+    let instance = e.reporting_instance.clone();
+    let host = e
+        .deprecated_source
+        .as_ref()
+        .and_then(|s| s.host.clone())
+        .or_else(|| {
+            // reportingInstance is a node name only for kubelet.
+            instance
+                .clone()
+                .filter(|_| controller.as_deref() == Some("kubelet"))
+        });
+    Event {
+        kind: e.type_.clone(),
+        reason: e.reason.clone().unwrap_or_default(),
+        message: e.note.clone().unwrap_or_default(),
+        source: match (&controller, &host) {
+            (Some(c), Some(h)) => Some(format!("{c}, {h}")),
+            (Some(c), None) => Some(c.clone()),
+            (None, h) => h.clone(),
+        },
+        source_host: host,
+        count: e
+            .series
+            .as_ref()
+            .map(|s| s.count)
+            .or(e.deprecated_count)
+            .and_then(|c| u32::try_from(c).ok()),
+        age: e.event_time.as_ref().map(|t| t.0.to_string()),
+        object: e.regarding.as_ref().map(|r| ObjectRef {
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            uid: r.uid.clone(),
+        }),
+        origin: Origin::EventsV1,
+    }
+}
+
+/// The kubeconfig as kubectl finds it: `--kubeconfig`, else every existing file listed in
+/// KUBECONFIG merged in order (kubectl skips missing ones), else ~/.kube/config.
+fn load_kubeconfig(explicit: Option<&std::path::Path>) -> Result<Option<Kubeconfig>> {
+    let read = |p: &std::path::Path| {
+        Kubeconfig::read_from(p).map_err(|e| {
+            Error::Unreachable(format!(
+                "reading kubeconfig {}: {}",
+                p.display(),
+                root_cause(&e)
+            ))
+        })
+    };
+    if let Some(p) = explicit {
+        return read(p).map(Some);
+    }
+    if let Some(list) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+        let mut merged: Option<Kubeconfig> = None;
+        for p in std::env::split_paths(&list).filter(|p| p.is_file()) {
+            let kc = read(&p)?;
+            merged = Some(match merged {
+                Some(m) => m.merge(kc).map_err(|e| {
+                    Error::Unreachable(format!("merging kubeconfig {}: {e}", p.display()))
+                })?,
+                None => kc,
+            });
+        }
+        return Ok(merged);
+    }
+    let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config"));
+    match home.filter(|p| p.is_file()) {
+        Some(p) => read(&p).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn config_error(context: &str, e: kube::config::KubeconfigError) -> Error {
+    let msg = root_cause(&e);
+    Error::Unreachable(format!("loading the kubeconfig for {context}: {msg}"))
+}
+
+/// The innermost message of an error chain: what actually went wrong.
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut msgs = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let m = s.to_string();
+        if !msgs.iter().any(|x| x.contains(&m)) {
+            msgs.push(m);
+        }
+        cur = s.source();
+    }
+    msgs.join(": ")
+}
