@@ -2,6 +2,7 @@
 
 #[macro_use]
 mod util;
+mod support;
 mod variants;
 
 mod adversarial;
@@ -9,4 +10,5 @@ mod completions;
 mod corpus;
 mod doctor;
 mod explain;
+mod fake_api;
 mod output;

@@ -1,0 +1,3281 @@
+//! An in-process FAKE Kubernetes API server for tests and benchmarks: real HTTP/1.1 on
+//! 127.0.0.1 (hyper 1), real JSON shapes, so the product's own kube-rs client talks to it
+//! unchanged.
+//!
+//! ```ignore
+//! let cluster = FakeCluster::from_yaml(YAML);            // or ::fixture("nfs"), ::from_dir(dir)
+//! let api = FakeApi::start(cluster, Options::default()).await;
+//! let kubeconfig = api.write_kubeconfig(tmp_dir, "default");
+//! // ... point kube::Client (or the volmnt binary, KUBECONFIG=...) at it ...
+//! assert_eq!(api.requests()[0].verb, "get");
+//! ```
+//!
+//! From a sync test (e.g. one running the real binary), `start_in_background` runs the server on
+//! its own runtime thread. Dropping the `FakeApi` shuts the server down.
+//!
+//! What is faithful to kube-apiserver (and where it comes from):
+//! - URL layout and request attributes (verb, group, resource, subresource, namespace, name) as
+//!   k8s.io/apiserver's RequestInfoFactory derives them, including `/api/v1/namespaces/{ns}`
+//!   being resource `namespaces`, name `{ns}`, in namespace `{ns}`.
+//! - `Status` bodies for errors: NotFound, AlreadyExists, Conflict, Forbidden (the RBAC wording of
+//!   apiserver's `forbiddenMessage`), Unauthorized, BadRequest, Expired, Invalid,
+//!   UnsupportedMediaType, MethodNotAllowed; `details.group` omitted for the core group
+//!   (`omitempty`). Unknown paths answer `404 page not found` as text/plain, like the apiserver's
+//!   final not-found handler.
+//! - Lists: `<Kind>List`, `metadata.resourceVersion`, items without kind/apiVersion, sorted by the
+//!   storage key (`<namespace>/<name>`, i.e. etcd order), `limit`/`continue` with the real token
+//!   format (base64url JSON `{"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}`),
+//!   `remainingItemCount` only for unfiltered lists (etcd3 store), a bad token →
+//!   400 `invalid continue token: continue key is not valid: ...`, a token older than the last
+//!   `compact()` → 410 `Expired` with an inconsistent-continue token (etcd3 store.go).
+//! - Field selectors validated per kind with the apiserver's field-label tables
+//!   (pkg/apis/core/v1/conversion.go, pkg/apis/events/v1, DefaultMetaV1FieldSelectorConversion)
+//!   and the same 400 messages; values as the registry strategies' ToSelectableFields compute them.
+//! - Label selectors: `=`, `==`, `!=`, `in`, `notin`, exists, `!key`, `>`/`<`.
+//! - One Event store served as core/v1 and events.k8s.io/v1, converted like
+//!   kubernetes pkg/apis/events/v1/conversion.go (see `core_event_to_events_v1`).
+//! - Discovery: /version, /api, /apis, /api/v1, /apis/{g}, /apis/{g}/{v}, and the aggregated
+//!   discovery form (apidiscovery.k8s.io/v2 and v2beta1) when the Accept header asks for it.
+//! - Watch (`?watch=true`): newline-delimited `{"type":..,"object":..}` events, resume from a
+//!   resourceVersion, 410 ERROR event when it is older than the last compaction,
+//!   `sendInitialEvents` with the `k8s.io/initial-events-end` bookmark, `timeoutSeconds`.
+//!
+//! What is simplified (plainly): no admission (a namespace need not exist; no service-account
+//! injection; only a few pod defaults), deletion is immediate (no graceful deletion, no
+//! finalizers, no garbage collection), strategic-merge and apply patches are applied as JSON merge
+//! patches (no `$patch` directives, lists are replaced, no field managers), `resourceVersion` on a
+//! list is ignored (always the latest state; continue pages read the current state, not the
+//! token's snapshot), no protobuf, no Table output, unsupported subresources (exec, log, attach,
+//! portforward, proxy, eviction, binding) answer `404 page not found`, and the labelSelector parse
+//! errors' wording is approximate.
+
+// Handlers return `Result<Response, Response>` (the error is the Status response itself); its size
+// does not matter in a test server.
+#![allow(dead_code, clippy::result_large_err)]
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::hash::{BuildHasher, Hasher};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Frame, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use hyper::{Method, Response, StatusCode};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+/// The response body type of every handler.
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+/// The objects a fake cluster starts with (any mix of kinds, as JSON).
+#[derive(Clone, Debug, Default)]
+pub struct FakeCluster {
+    pub objects: Vec<Value>,
+}
+
+impl FakeCluster {
+    /// An empty cluster.
+    pub fn new() -> FakeCluster {
+        FakeCluster::default()
+    }
+
+    /// Multi-document YAML (or JSON); `kind: List` (and `PodList` etc.) documents are flattened.
+    /// Panics on invalid YAML: this is test support.
+    pub fn from_yaml(text: &str) -> FakeCluster {
+        let mut cluster = FakeCluster::default();
+        for doc in serde_yaml::Deserializer::from_str(text) {
+            let value = serde_yaml::Value::deserialize(doc)
+                .unwrap_or_else(|e| panic!("fake cluster: invalid YAML: {e}"));
+            if value.is_null() {
+                continue;
+            }
+            let json = serde_json::to_value(&value)
+                .unwrap_or_else(|e| panic!("fake cluster: YAML is not JSON-compatible: {e}"));
+            cluster.push(json);
+        }
+        cluster
+    }
+
+    /// Every `*.yaml`, `*.yml` and `*.json` file of a folder, in file-name order.
+    pub fn from_dir(dir: &Path) -> FakeCluster {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("fake cluster: cannot read {}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_file()
+                    && matches!(
+                        p.extension().and_then(|x| x.to_str()),
+                        Some("yaml" | "yml" | "json")
+                    )
+            })
+            .collect();
+        files.sort();
+        let mut cluster = FakeCluster::default();
+        for f in files {
+            let text = std::fs::read_to_string(&f)
+                .unwrap_or_else(|e| panic!("fake cluster: cannot read {}: {e}", f.display()));
+            cluster
+                .objects
+                .extend(FakeCluster::from_yaml(&text).objects);
+        }
+        cluster
+    }
+
+    /// `fixtures/clusters/<name>/` of this package.
+    pub fn fixture(name: &str) -> FakeCluster {
+        FakeCluster::from_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/clusters")
+                .join(name),
+        )
+    }
+
+    /// Adds one object (a `List` is flattened).
+    pub fn push(&mut self, obj: Value) {
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind.ends_with("List") {
+            if let Some(items) = obj.get("items").and_then(Value::as_array) {
+                let item_kind = kind.trim_end_matches("List").to_string();
+                let list_api = obj.get("apiVersion").cloned();
+                for item in items {
+                    let mut item = item.clone();
+                    if let Some(m) = item.as_object_mut() {
+                        if !m.contains_key("kind") && !item_kind.is_empty() {
+                            m.insert("kind".into(), Value::String(item_kind.clone()));
+                        }
+                        if !m.contains_key("apiVersion") {
+                            if let Some(api) = &list_api {
+                                m.insert("apiVersion".into(), api.clone());
+                            }
+                        }
+                    }
+                    self.push(item);
+                }
+                return;
+            }
+        }
+        self.objects.push(obj);
+    }
+}
+
+/// An RBAC denial: requests with this verb on this resource (in this namespace, or anywhere when
+/// `namespace` is None) get 403 Forbidden. `verb` and `resource` may be `*`; `resource` may name
+/// a subresource (`pods/exec`) or be group-qualified (`storageclasses.storage.k8s.io`).
+#[derive(Clone, Debug)]
+pub struct Deny {
+    pub verb: String,
+    pub resource: String,
+    pub namespace: Option<String>,
+}
+
+impl Deny {
+    pub fn new(verb: &str, resource: &str, namespace: Option<&str>) -> Deny {
+        Deny {
+            verb: verb.into(),
+            resource: resource.into(),
+            namespace: namespace.map(Into::into),
+        }
+    }
+}
+
+/// How the fake server behaves. `Options::default()` (= `Options::new()`) serves
+/// events.k8s.io/v1, has no latency, no denials and no authentication.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Slept before every response.
+    pub latency: Duration,
+    /// RBAC: matching requests get 403.
+    pub deny: Vec<Deny>,
+    /// When set, a request without `Authorization: Bearer <token>` gets 401.
+    pub token: Option<String>,
+    /// Serve events.k8s.io/v1; false = the group is absent (404 on its paths, not in /apis).
+    pub events_v1: bool,
+    /// The user named in 403 messages (default `system:serviceaccount:volmnt:volmnt`).
+    pub user: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            latency: Duration::ZERO,
+            deny: Vec::new(),
+            token: None,
+            events_v1: true,
+            user: None,
+        }
+    }
+}
+
+impl Options {
+    pub fn new() -> Options {
+        Options::default()
+    }
+}
+
+/// One request the server answered.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: String,
+    /// The raw (still percent-encoded) path.
+    pub path: String,
+    /// The raw query string (without `?`).
+    pub query: String,
+    /// get|list|watch|create|update|patch|delete|deletecollection (the apiserver's verbs); for a
+    /// non-resource path (discovery) the lower-cased method.
+    pub verb: String,
+    pub group: String,
+    pub resource: String,
+    pub subresource: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    /// When the request arrived.
+    pub at: Instant,
+    /// The response's status code.
+    pub status: u16,
+    pub content_type: Option<String>,
+    /// The request body as text (empty for GET).
+    pub body: String,
+}
+
+/// A running fake API server. Dropping it shuts the server down.
+pub struct FakeApi {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    shutdown: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl FakeApi {
+    /// Binds 127.0.0.1 on a free port and serves on the current tokio runtime.
+    pub async fn start(cluster: FakeCluster, opts: Options) -> FakeApi {
+        let (listener, shared) = prepare(cluster, opts);
+        let listener = tokio::net::TcpListener::from_std(listener).expect("fake api: listener");
+        let addr = shared.addr;
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(serve(listener, shared.clone(), rx));
+        FakeApi {
+            shared,
+            addr,
+            shutdown: Mutex::new(Some(tx)),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Writes `<dir>/kubeconfig` with one context `fake` (cluster `fake` = this server, user
+    /// `fake` with the bearer token if one is configured, the given default namespace) and
+    /// returns its path.
+    pub fn write_kubeconfig(&self, dir: &Path, namespace: &str) -> PathBuf {
+        let token = self.shared.opts().token;
+        let user = match token {
+            Some(t) => format!("    token: {}\n", json!(t)),
+            None => "    {}\n".to_string(),
+        };
+        let text = format!(
+            "apiVersion: v1\nkind: Config\npreferences: {{}}\nclusters:\n- name: fake\n  cluster:\n    server: {}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: {}\ncurrent-context: fake\nusers:\n- name: fake\n  user:\n{user}",
+            json!(self.url()),
+            json!(namespace),
+        );
+        std::fs::create_dir_all(dir).expect("fake api: create kubeconfig dir");
+        let path = dir.join("kubeconfig");
+        std::fs::write(&path, text).expect("fake api: write kubeconfig");
+        path
+    }
+
+    /// Every request answered so far, in the order the responses were produced.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.requests.lock().unwrap().clone()
+    }
+
+    pub fn reset_requests(&self) {
+        self.shared.requests.lock().unwrap().clear();
+        self.shared.max_in_flight.store(0, Ordering::SeqCst);
+    }
+
+    /// The peak number of requests being handled at the same time.
+    pub fn max_in_flight(&self) -> usize {
+        self.shared.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// The current objects (after writes), as a GET would return them from their own API
+    /// (events in core/v1 form).
+    pub fn objects(&self) -> Vec<Value> {
+        self.shared.state().objects.values().cloned().collect()
+    }
+
+    /// One object by kind (`Pod`, `Node`, ...; or plural resource), namespace (None for
+    /// cluster-scoped) and name.
+    pub fn object(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<Value> {
+        let state = self.shared.state();
+        let def = state.def_by_kind_or_resource(kind)?;
+        let key = (
+            def.store_group().to_string(),
+            def.resource.clone(),
+            if def.namespaced {
+                namespace.unwrap_or("default").to_string()
+            } else {
+                String::new()
+            },
+            name.to_string(),
+        );
+        state.objects.get(&key).cloned()
+    }
+
+    /// Creates or replaces an object (as a controller or kubelet would), bumping its
+    /// resourceVersion and notifying watchers.
+    pub fn apply(&self, obj: Value) {
+        let mut state = self.shared.state();
+        let Some((key, obj)) = state.normalize(obj, false) else {
+            panic!("fake api: apply: object without kind or name");
+        };
+        let typ = if state.objects.contains_key(&key) {
+            "MODIFIED"
+        } else {
+            "ADDED"
+        };
+        let ev = state.commit(typ, key, Some(obj));
+        let _ = self.shared.events.send(ev);
+    }
+
+    /// As if the cluster moved on (one revision) and etcd then compacted its history: every
+    /// continue token and watch resourceVersion issued so far becomes too old (410 Expired).
+    pub fn compact(&self) {
+        let mut state = self.shared.state();
+        state.rv += 1;
+        state.compacted = state.rv;
+        state.log.clear();
+    }
+
+    pub fn set_latency(&self, latency: Duration) {
+        self.shared.opts.lock().unwrap().latency = latency;
+    }
+
+    pub fn set_deny(&self, deny: Vec<Deny>) {
+        self.shared.opts.lock().unwrap().deny = deny;
+    }
+
+    /// Stops accepting connections and closes the open ones (also done on drop).
+    pub fn shutdown(&self) {
+        if let Some(tx) = self.shutdown.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Runs the server on its own thread (with its own tokio runtime) for sync tests, e.g. ones that
+/// run the real binary. It is already listening when this returns. Drop the `FakeApi` to stop
+/// it; the thread then ends (join it to wait).
+pub fn start_in_background(
+    cluster: FakeCluster,
+    opts: Options,
+) -> (FakeApi, std::thread::JoinHandle<()>) {
+    let (listener, shared) = prepare(cluster, opts);
+    let addr = shared.addr;
+    let (tx, rx) = oneshot::channel();
+    let thread_shared = shared.clone();
+    let thread = std::thread::Builder::new()
+        .name("fake-api".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("fake api: runtime");
+            rt.block_on(async move {
+                let listener =
+                    tokio::net::TcpListener::from_std(listener).expect("fake api: listener");
+                serve(listener, thread_shared, rx).await;
+            });
+            rt.shutdown_timeout(Duration::from_secs(1));
+        })
+        .expect("fake api: spawn thread");
+    (
+        FakeApi {
+            shared,
+            addr,
+            shutdown: Mutex::new(Some(tx)),
+        },
+        thread,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource table
+// ---------------------------------------------------------------------------------------------
+
+const VERBS_ALL: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+const VERBS_NS: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+const VERBS_STATUS: &[&str] = &["get", "patch", "update"];
+
+#[derive(Clone, Debug)]
+struct SubDef {
+    name: String,
+    group: String,
+    version: String,
+    kind: String,
+    verbs: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+struct ResDef {
+    group: String,
+    version: String,
+    resource: String,
+    singular: String,
+    kind: String,
+    namespaced: bool,
+    short_names: Vec<String>,
+    categories: Vec<String>,
+    verbs: Vec<String>,
+    subresources: Vec<SubDef>,
+}
+
+impl ResDef {
+    fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `pods`, `storageclasses.storage.k8s.io`: schema.GroupResource.String().
+    fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.resource.clone()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        }
+    }
+
+    fn is_events_v1(&self) -> bool {
+        self.group == "events.k8s.io" && self.resource == "events"
+    }
+
+    /// Both Event APIs share the core store.
+    fn store_group(&self) -> &str {
+        if self.is_events_v1() {
+            ""
+        } else {
+            &self.group
+        }
+    }
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn def(
+    group: &str,
+    version: &str,
+    resource: &str,
+    singular: &str,
+    kind: &str,
+    namespaced: bool,
+    short: &[&str],
+    verbs: &[&str],
+    subs: &[(&str, &str, &[&str])],
+) -> ResDef {
+    ResDef {
+        group: group.into(),
+        version: version.into(),
+        resource: resource.into(),
+        singular: singular.into(),
+        kind: kind.into(),
+        namespaced,
+        short_names: strs(short),
+        categories: if resource == "pods" {
+            strs(&["all"])
+        } else {
+            Vec::new()
+        },
+        verbs: strs(verbs),
+        subresources: subs
+            .iter()
+            .map(|(name, kind, verbs)| SubDef {
+                name: name.to_string(),
+                group: if *kind == "Eviction" {
+                    "policy".into()
+                } else {
+                    group.into()
+                },
+                version: version.into(),
+                kind: kind.to_string(),
+                verbs: strs(verbs),
+            })
+            .collect(),
+    }
+}
+
+fn builtin_defs() -> Vec<ResDef> {
+    let st: &[(&str, &str, &[&str])] = &[];
+    vec![
+        def(
+            "",
+            "v1",
+            "configmaps",
+            "configmap",
+            "ConfigMap",
+            true,
+            &["cm"],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "",
+            "v1",
+            "endpoints",
+            "endpoints",
+            "Endpoints",
+            true,
+            &["ep"],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "",
+            "v1",
+            "events",
+            "event",
+            "Event",
+            true,
+            &["ev"],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "",
+            "v1",
+            "namespaces",
+            "namespace",
+            "Namespace",
+            false,
+            &["ns"],
+            VERBS_NS,
+            &[
+                ("finalize", "Namespace", &["update"]),
+                ("status", "Namespace", VERBS_STATUS),
+            ],
+        ),
+        def(
+            "",
+            "v1",
+            "nodes",
+            "node",
+            "Node",
+            false,
+            &["no"],
+            VERBS_ALL,
+            &[
+                (
+                    "proxy",
+                    "NodeProxyOptions",
+                    &["create", "delete", "get", "patch", "update"],
+                ),
+                ("status", "Node", VERBS_STATUS),
+            ],
+        ),
+        def(
+            "",
+            "v1",
+            "persistentvolumeclaims",
+            "persistentvolumeclaim",
+            "PersistentVolumeClaim",
+            true,
+            &["pvc"],
+            VERBS_ALL,
+            &[("status", "PersistentVolumeClaim", VERBS_STATUS)],
+        ),
+        def(
+            "",
+            "v1",
+            "persistentvolumes",
+            "persistentvolume",
+            "PersistentVolume",
+            false,
+            &["pv"],
+            VERBS_ALL,
+            &[("status", "PersistentVolume", VERBS_STATUS)],
+        ),
+        def(
+            "",
+            "v1",
+            "pods",
+            "pod",
+            "Pod",
+            true,
+            &["po"],
+            VERBS_ALL,
+            &[
+                ("attach", "PodAttachOptions", &["create", "get"]),
+                ("binding", "Binding", &["create"]),
+                ("ephemeralcontainers", "Pod", VERBS_STATUS),
+                ("eviction", "Eviction", &["create"]),
+                ("exec", "PodExecOptions", &["create", "get"]),
+                ("log", "Pod", &["get"]),
+                ("portforward", "PodPortForwardOptions", &["create", "get"]),
+                (
+                    "proxy",
+                    "PodProxyOptions",
+                    &["create", "delete", "get", "patch", "update"],
+                ),
+                ("resize", "Pod", VERBS_STATUS),
+                ("status", "Pod", VERBS_STATUS),
+            ],
+        ),
+        def(
+            "",
+            "v1",
+            "secrets",
+            "secret",
+            "Secret",
+            true,
+            &[],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "events.k8s.io",
+            "v1",
+            "events",
+            "event",
+            "Event",
+            true,
+            &["ev"],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "storage.k8s.io",
+            "v1",
+            "csidrivers",
+            "csidriver",
+            "CSIDriver",
+            false,
+            &[],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "storage.k8s.io",
+            "v1",
+            "csinodes",
+            "csinode",
+            "CSINode",
+            false,
+            &[],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            "storageclass",
+            "StorageClass",
+            false,
+            &["sc"],
+            VERBS_ALL,
+            st,
+        ),
+        def(
+            "storage.k8s.io",
+            "v1",
+            "volumeattachments",
+            "volumeattachment",
+            "VolumeAttachment",
+            false,
+            &[],
+            VERBS_ALL,
+            &[("status", "VolumeAttachment", VERBS_STATUS)],
+        ),
+    ]
+}
+
+/// English plural of a kind, as the apiserver's default RESTMapper guesses it.
+fn plural_of(kind: &str) -> String {
+    let lower = kind.to_lowercase();
+    if lower.ends_with('s')
+        || lower.ends_with("sh")
+        || lower.ends_with("ch")
+        || lower.ends_with('x')
+    {
+        format!("{lower}es")
+    } else if lower.ends_with('y')
+        && !matches!(
+            lower.chars().rev().nth(1),
+            Some('a' | 'e' | 'i' | 'o' | 'u')
+        )
+    {
+        format!("{}ies", &lower[..lower.len() - 1])
+    } else {
+        format!("{lower}s")
+    }
+}
+
+fn split_api_version(api_version: &str) -> (String, String) {
+    match api_version.split_once('/') {
+        Some((g, v)) => (g.to_string(), v.to_string()),
+        None => (String::new(), api_version.to_string()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store
+// ---------------------------------------------------------------------------------------------
+
+/// (store group, resource, namespace or "" for cluster-scoped, name)
+type Key = (String, String, String, String);
+
+#[derive(Clone, Debug)]
+struct WatchEvent {
+    rv: u64,
+    typ: &'static str,
+    key: Key,
+    obj: Value,
+}
+
+struct State {
+    defs: Vec<ResDef>,
+    objects: BTreeMap<Key, Value>,
+    /// The cluster's current resourceVersion (etcd revision).
+    rv: u64,
+    /// History before this revision is gone (continue tokens and watches from it get 410).
+    compacted: u64,
+    log: Vec<WatchEvent>,
+}
+
+const MAX_LOG: usize = 10_000;
+
+impl State {
+    fn def_for(&self, group: &str, resource: &str) -> Option<&ResDef> {
+        self.defs
+            .iter()
+            .find(|d| d.group == group && d.resource == resource)
+    }
+
+    fn def_for_kind(&self, group: &str, kind: &str) -> Option<&ResDef> {
+        self.defs
+            .iter()
+            .find(|d| d.group == group && d.kind == kind)
+    }
+
+    fn def_by_kind_or_resource(&self, what: &str) -> Option<ResDef> {
+        self.defs
+            .iter()
+            .find(|d| d.kind == what && !d.is_events_v1())
+            .or_else(|| {
+                self.defs
+                    .iter()
+                    .find(|d| d.resource == what && !d.is_events_v1())
+            })
+            .cloned()
+    }
+
+    /// Turns an incoming object (fixture or `apply`) into its stored form and key: the resource
+    /// is found (or, for an unknown kind, guessed and added to discovery), Events are stored as
+    /// core/v1, namespace/uid/resourceVersion filled in.
+    fn normalize(&mut self, obj: Value, keep_rv: bool) -> Option<(Key, Value)> {
+        let kind = obj.get("kind")?.as_str()?.to_string();
+        let api_version = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("v1")
+            .to_string();
+        let (group, version) = split_api_version(&api_version);
+        let def = match self.def_for_kind(&group, &kind) {
+            Some(d) => d.clone(),
+            None => {
+                let namespaced = obj
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .is_some();
+                let d = ResDef {
+                    group: group.clone(),
+                    version: version.clone(),
+                    resource: plural_of(&kind),
+                    singular: kind.to_lowercase(),
+                    kind: kind.clone(),
+                    namespaced,
+                    short_names: Vec::new(),
+                    categories: Vec::new(),
+                    verbs: strs(VERBS_ALL),
+                    subresources: Vec::new(),
+                };
+                self.defs.push(d.clone());
+                d
+            }
+        };
+        let mut obj = if def.is_events_v1() {
+            events_v1_to_core_event(&obj)
+        } else {
+            obj
+        };
+        let store_def = if def.is_events_v1() {
+            self.def_for("", "events").cloned().unwrap_or(def)
+        } else {
+            def
+        };
+        let m = obj.as_object_mut()?;
+        m.insert("kind".into(), Value::String(store_def.kind.clone()));
+        m.insert("apiVersion".into(), Value::String(store_def.api_version()));
+        let meta = m
+            .entry("metadata")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()?;
+        let name = meta.get("name")?.as_str()?.to_string();
+        let namespace = if store_def.namespaced {
+            let ns = meta
+                .get("namespace")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or("default")
+                .to_string();
+            meta.insert("namespace".into(), Value::String(ns.clone()));
+            ns
+        } else {
+            meta.remove("namespace");
+            String::new()
+        };
+        let key: Key = (
+            store_def.group.clone(),
+            store_def.resource.clone(),
+            namespace,
+            name,
+        );
+        if !meta.contains_key("uid") {
+            meta.insert("uid".into(), Value::String(stable_uid(&key)));
+        }
+        if !keep_rv {
+            meta.remove("resourceVersion");
+        }
+        if store_def.group.is_empty() && store_def.resource == "events" {
+            fill_core_event_defaults(&mut obj);
+        }
+        Some((key, obj))
+    }
+
+    /// Stores (or, with `obj` None, removes) an object at a new revision and logs the change.
+    fn commit(&mut self, typ: &'static str, key: Key, obj: Option<Value>) -> WatchEvent {
+        self.rv += 1;
+        let rv = self.rv;
+        let obj = match obj {
+            Some(mut o) => {
+                set_rv(&mut o, rv);
+                self.objects.insert(key.clone(), o.clone());
+                o
+            }
+            None => {
+                let mut o = self.objects.remove(&key).unwrap_or(Value::Null);
+                // A DELETED event carries the object at the deletion's revision.
+                set_rv(&mut o, rv);
+                o
+            }
+        };
+        let ev = WatchEvent { rv, typ, key, obj };
+        self.log.push(ev.clone());
+        if self.log.len() > MAX_LOG {
+            let drop = self.log.len() - MAX_LOG;
+            self.log.drain(..drop);
+            self.compacted = self.log.first().map(|e| e.rv - 1).unwrap_or(self.rv);
+        }
+        ev
+    }
+}
+
+fn set_rv(obj: &mut Value, rv: u64) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    }
+}
+
+struct Shared {
+    state: Mutex<State>,
+    opts: Mutex<Options>,
+    requests: Mutex<Vec<Request>>,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    events: broadcast::Sender<WatchEvent>,
+    addr: SocketAddr,
+    seq: AtomicU64,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn opts(&self) -> Options {
+        self.opts.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn user(&self) -> String {
+        self.opts()
+            .user
+            .unwrap_or_else(|| "system:serviceaccount:volmnt:volmnt".into())
+    }
+
+    fn new_uid(&self) -> String {
+        let n = self.seq.fetch_add(1, Ordering::SeqCst);
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(n);
+        h.write_u128(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
+        let a = h.finish();
+        h.write_u64(a);
+        uuid_from(a, h.finish())
+    }
+}
+
+fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<Shared>) {
+    let listener =
+        std::net::TcpListener::bind(("127.0.0.1", 0)).expect("fake api: bind 127.0.0.1:0");
+    listener
+        .set_nonblocking(true)
+        .expect("fake api: set_nonblocking");
+    let addr = listener.local_addr().expect("fake api: local_addr");
+    let mut state = State {
+        defs: builtin_defs(),
+        objects: BTreeMap::new(),
+        rv: 0,
+        compacted: 0,
+        log: Vec::new(),
+    };
+    // Keep the fixtures' numeric resourceVersions; the cluster's revision starts above them.
+    let mut pending = Vec::new();
+    for obj in cluster.objects {
+        match state.normalize(obj, true) {
+            Some((key, obj)) => pending.push((key, obj)),
+            None => panic!("fake cluster: an object without kind or metadata.name"),
+        }
+    }
+    let max_rv = pending
+        .iter()
+        .filter_map(|(_, o)| {
+            o.pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse::<u64>().ok())
+        })
+        .max()
+        .unwrap_or(0);
+    state.rv = max_rv.max(100);
+    for (key, mut obj) in pending {
+        let has_rv = obj
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<u64>().ok())
+            .is_some();
+        if !has_rv {
+            state.rv += 1;
+            set_rv(&mut obj, state.rv);
+        }
+        state.objects.insert(key, obj);
+    }
+    state.compacted = state.rv;
+    let (events, _) = broadcast::channel(1024);
+    let shared = Arc::new(Shared {
+        state: Mutex::new(state),
+        opts: Mutex::new(opts),
+        requests: Mutex::new(Vec::new()),
+        in_flight: AtomicUsize::new(0),
+        max_in_flight: AtomicUsize::new(0),
+        events,
+        addr,
+        seq: AtomicU64::new(0),
+    });
+    (listener, shared)
+}
+
+/// Accepts connections until `shutdown`; one task per connection. Dropping the JoinSet when the
+/// loop ends aborts the open connections.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: oneshot::Receiver<()>,
+) {
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let shared = shared.clone();
+                conns.spawn(async move {
+                    let svc = hyper::service::service_fn(move |req| {
+                        let shared = shared.clone();
+                        async move { Ok::<_, Infallible>(handle(shared, req).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                        .await;
+                });
+            }
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request handling
+// ---------------------------------------------------------------------------------------------
+
+/// Request attributes as k8s.io/apiserver's RequestInfoFactory derives them.
+#[derive(Clone, Debug, Default)]
+struct Info {
+    resource_request: bool,
+    verb: String,
+    group: String,
+    version: String,
+    resource: String,
+    subresource: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    /// The path had `/namespaces/{ns}/` before the resource (or is a namespace itself).
+    namespaced_path: bool,
+}
+
+fn parse_info(method: &Method, path: &str, query: &[(String, String)]) -> Info {
+    let segs: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode)
+        .collect();
+    let mut info = Info {
+        verb: method.as_str().to_lowercase(),
+        ..Info::default()
+    };
+    let rest: &[String] = match segs.first().map(String::as_str) {
+        Some("api") if segs.len() >= 3 => {
+            info.version = segs[1].clone();
+            &segs[2..]
+        }
+        Some("apis") if segs.len() >= 4 => {
+            info.group = segs[1].clone();
+            info.version = segs[2].clone();
+            &segs[3..]
+        }
+        _ => return info,
+    };
+    info.resource_request = true;
+    if rest[0] == "namespaces" && rest.len() >= 2 {
+        info.namespace = Some(rest[1].clone());
+        info.namespaced_path = true;
+        if rest.len() == 2 || (rest.len() == 3 && matches!(rest[2].as_str(), "status" | "finalize"))
+        {
+            info.resource = "namespaces".into();
+            info.name = Some(rest[1].clone());
+            info.subresource = rest.get(2).cloned();
+        } else {
+            info.resource = rest[2].clone();
+            info.name = rest.get(3).cloned();
+            if rest.len() > 4 {
+                info.subresource = Some(rest[4..].join("/"));
+            }
+        }
+    } else {
+        info.resource = rest[0].clone();
+        info.name = rest.get(1).cloned();
+        if rest.len() > 2 {
+            info.subresource = Some(rest[2..].join("/"));
+        }
+    }
+    let watch = query_get(query, "watch").is_some_and(|v| v == "true" || v == "1");
+    info.verb = match *method {
+        Method::GET | Method::HEAD => {
+            if watch {
+                "watch"
+            } else if info.name.is_some() {
+                "get"
+            } else {
+                "list"
+            }
+        }
+        Method::POST => "create",
+        Method::PUT => "update",
+        Method::PATCH => "patch",
+        Method::DELETE => {
+            if info.name.is_some() {
+                "delete"
+            } else {
+                "deletecollection"
+            }
+        }
+        _ => return info,
+    }
+    .to_string();
+    info
+}
+
+async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Response<Body> {
+    let at = Instant::now();
+    let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    let (parts, body) = req.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let latency = shared.opts().latency;
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let path = parts.uri.path().to_string();
+    let raw_query = parts.uri.query().unwrap_or("").to_string();
+    let query = parse_query(&raw_query);
+    let info = parse_info(&parts.method, &path, &query);
+    let call = Call {
+        method: &parts.method,
+        path: &path,
+        query: &query,
+        headers: &parts.headers,
+        body: &body,
+        info: &info,
+    };
+    let mut resp = respond(&shared, &call);
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    let headers = resp.headers_mut();
+    headers.insert(
+        "cache-control",
+        HeaderValue::from_static("no-cache, private"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&shared.new_uid()) {
+        headers.insert("audit-id", v);
+    }
+    let record = Request {
+        method: parts.method.to_string(),
+        path,
+        query: raw_query,
+        verb: info.verb.clone(),
+        group: info.group.clone(),
+        resource: info.resource.clone(),
+        subresource: info.subresource.clone(),
+        namespace: info.namespace.clone(),
+        name: info.name.clone(),
+        at,
+        status: resp.status().as_u16(),
+        content_type: parts
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(String::from),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    shared
+        .requests
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(record);
+    resp
+}
+
+struct Call<'a> {
+    method: &'a Method,
+    path: &'a str,
+    query: &'a [(String, String)],
+    headers: &'a HeaderMap,
+    body: &'a [u8],
+    info: &'a Info,
+}
+
+impl Call<'_> {
+    fn q(&self, name: &str) -> Option<&str> {
+        query_get(self.query, name)
+    }
+
+    /// `?dryRun=All`, or `dryRun: ["All"]` in a DeleteOptions body.
+    fn dry_run(&self) -> bool {
+        self.q("dryRun") == Some("All")
+            || serde_json::from_slice::<Value>(self.body).is_ok_and(|b| {
+                b.get("kind").and_then(Value::as_str) == Some("DeleteOptions")
+                    || !b.get("metadata").is_some_and(Value::is_object)
+            } && b
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().any(|v| v == "All")))
+    }
+}
+
+fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
+    let opts = shared.opts();
+    // Authentication, then authorization, then the handler: the apiserver's filter order.
+    if let Some(token) = &opts.token {
+        let ok = call
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.get(..7)
+                    .filter(|p| p.eq_ignore_ascii_case("bearer "))
+                    .map(|_| v[7..].trim())
+            })
+            == Some(token.as_str());
+        if !ok {
+            return status(401, "Unauthorized", "Unauthorized", None);
+        }
+    }
+    let info = call.info;
+    if !info.resource_request {
+        return discovery(shared, call, &opts);
+    }
+    if let Some(resp) = forbidden(shared, info, &opts) {
+        return resp;
+    }
+    let def = {
+        let state = shared.state();
+        state.def_for(&info.group, &info.resource).cloned()
+    };
+    let Some(def) = def else {
+        return page_not_found();
+    };
+    if def.version != info.version || (def.is_events_v1() && !opts.events_v1) {
+        return page_not_found();
+    }
+    // Routes that do not exist on the real server.
+    if def.namespaced && !info.namespaced_path && info.name.is_some() {
+        return page_not_found();
+    }
+    if !def.namespaced && info.namespaced_path && def.resource != "namespaces" {
+        return page_not_found();
+    }
+    if def.namespaced && !info.namespaced_path && !matches!(info.verb.as_str(), "list" | "watch") {
+        return status(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+            None,
+        );
+    }
+    if let Some(sub) = &info.subresource {
+        if sub != "status" || !matches!(info.verb.as_str(), "get" | "patch" | "update") {
+            return page_not_found();
+        }
+    }
+    let result = match info.verb.as_str() {
+        "get" => get_one(shared, call, &def),
+        "list" => list(shared, call, &def),
+        "watch" => watch(shared, call, &def),
+        "create" => create(shared, call, &def),
+        "update" => update(shared, call, &def),
+        "patch" => patch(shared, call, &def),
+        "delete" => delete(shared, call, &def),
+        "deletecollection" => delete_collection(shared, call, &def),
+        _ => Err(status(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+            None,
+        )),
+    };
+    result.unwrap_or_else(|e| e)
+}
+
+type Reply = Result<Response<Body>, Response<Body>>;
+
+/// 403 for a denied request, worded like apiserver's responsewriters.forbiddenMessage wrapped in
+/// apierrors.NewForbidden.
+fn forbidden(shared: &Shared, info: &Info, opts: &Options) -> Option<Response<Body>> {
+    let full_resource = match &info.subresource {
+        Some(s) => format!("{}/{}", info.resource, s),
+        None => info.resource.clone(),
+    };
+    let qualified_names = |r: &str| -> Vec<String> {
+        let mut v = vec![r.to_string()];
+        if !info.group.is_empty() {
+            v.push(format!("{r}.{}", info.group));
+        }
+        v
+    };
+    let names = qualified_names(&full_resource);
+    let denied = opts.deny.iter().any(|d| {
+        (d.verb == "*" || d.verb == info.verb)
+            && (d.resource == "*" || names.contains(&d.resource))
+            && match &d.namespace {
+                None => true,
+                Some(ns) => info.namespace.as_deref() == Some(ns.as_str()),
+            }
+    });
+    if !denied {
+        return None;
+    }
+    let user = shared.user();
+    let scope = match &info.namespace {
+        Some(ns) => format!("in the namespace {}", go_quote(ns)),
+        None => "at the cluster scope".into(),
+    };
+    let reason = format!(
+        "User {} cannot {} resource {} in API group {} {scope}",
+        go_quote(&user),
+        info.verb,
+        go_quote(&full_resource),
+        go_quote(&info.group),
+    );
+    let qualified = if info.group.is_empty() {
+        info.resource.clone()
+    } else {
+        format!("{}.{}", info.resource, info.group)
+    };
+    let name = info.name.clone().unwrap_or_default();
+    let message = if name.is_empty() {
+        format!("{qualified} is forbidden: {reason}")
+    } else {
+        format!("{qualified} {} is forbidden: {reason}", go_quote(&name))
+    };
+    Some(status(
+        403,
+        "Forbidden",
+        &message,
+        Some(details(&name, &info.group, &info.resource)),
+    ))
+}
+
+fn details(name: &str, group: &str, kind: &str) -> Value {
+    let mut d = Map::new();
+    if !name.is_empty() {
+        d.insert("name".into(), json!(name));
+    }
+    if !group.is_empty() {
+        d.insert("group".into(), json!(group));
+    }
+    d.insert("kind".into(), json!(kind));
+    Value::Object(d)
+}
+
+fn not_found(def: &ResDef, name: &str) -> Response<Body> {
+    status(
+        404,
+        "NotFound",
+        &format!("{} {} not found", def.qualified(), go_quote(name)),
+        Some(details(name, &def.group, &def.resource)),
+    )
+}
+
+/// The namespace and name a request addresses (namespace "" for cluster-scoped).
+fn target(def: &ResDef, info: &Info) -> (String, String) {
+    let ns = if def.namespaced {
+        info.namespace.clone().unwrap_or_default()
+    } else {
+        String::new()
+    };
+    (ns, info.name.clone().unwrap_or_default())
+}
+
+fn store_key(def: &ResDef, ns: &str, name: &str) -> Key {
+    (
+        def.store_group().to_string(),
+        def.resource.clone(),
+        ns.to_string(),
+        name.to_string(),
+    )
+}
+
+/// The object as the requested API serves it.
+fn view(def: &ResDef, stored: &Value) -> Value {
+    if def.is_events_v1() {
+        core_event_to_events_v1(stored)
+    } else {
+        stored.clone()
+    }
+}
+
+fn get_one(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let (ns, name) = target(def, call.info);
+    let state = shared.state();
+    match state.objects.get(&store_key(def, &ns, &name)) {
+        Some(obj) => Ok(json_response(200, &view(def, obj))),
+        None => Err(not_found(def, &name)),
+    }
+}
+
+/// Parsed `labelSelector` and `fieldSelector` of a request (400 when invalid).
+struct Selectors {
+    labels: Vec<LabelReq>,
+    fields: Vec<FieldReq>,
+}
+
+impl Selectors {
+    fn from_call(call: &Call, def: &ResDef) -> Result<Selectors, Response<Body>> {
+        let labels = parse_label_selector(call.q("labelSelector").unwrap_or(""))
+            .map_err(|m| status(400, "BadRequest", &m, None))?;
+        let fields = parse_field_selector(call.q("fieldSelector").unwrap_or(""), def)
+            .map_err(|m| status(400, "BadRequest", &m, None))?;
+        Ok(Selectors { labels, fields })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
+    fn matches(&self, def: &ResDef, viewed: &Value) -> bool {
+        let empty = Map::new();
+        let labels = viewed
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        self.labels.iter().all(|r| r.matches(labels))
+            && self.fields.iter().all(|r| r.matches(def, viewed))
+    }
+}
+
+/// The etcd-style key of an object within a list: `<ns>/<name>` when listing across namespaces,
+/// `<name>` otherwise.
+fn list_key(all_namespaces: bool, key: &Key) -> String {
+    if all_namespaces {
+        format!("{}/{}", key.2, key.3)
+    } else {
+        key.3.clone()
+    }
+}
+
+/// Objects of the request's resource in the request's namespace (all when none), matching the
+/// selectors, in storage-key order, as the requested API serves them.
+fn select(state: &State, call: &Call, def: &ResDef, sel: &Selectors) -> Vec<(String, Key, Value)> {
+    let ns_filter = if def.namespaced {
+        call.info.namespace.clone()
+    } else {
+        None
+    };
+    let all = def.namespaced && ns_filter.is_none();
+    let mut out: Vec<(String, Key, Value)> = state
+        .objects
+        .iter()
+        .filter(|(k, _)| k.0 == def.store_group() && k.1 == def.resource)
+        .filter(|(k, _)| ns_filter.as_ref().is_none_or(|ns| &k.2 == ns))
+        .map(|(k, o)| (list_key(all, k), k.clone(), view(def, o)))
+        .filter(|(_, _, v)| sel.matches(def, v))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn list_body(def: &ResDef, rv: u64, items: Vec<Value>, extra: Map<String, Value>) -> Value {
+    let mut meta = Map::new();
+    meta.insert("resourceVersion".into(), json!(rv.to_string()));
+    meta.extend(extra);
+    json!({
+        "kind": format!("{}List", def.kind),
+        "apiVersion": def.api_version(),
+        "metadata": meta,
+        "items": items.into_iter().map(strip_type_meta).collect::<Vec<_>>(),
+    })
+}
+
+fn strip_type_meta(mut v: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("kind");
+        m.remove("apiVersion");
+    }
+    v
+}
+
+const EXPIRED_CONTINUE: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let sel = Selectors::from_call(call, def)?;
+    let limit = match call.q("limit") {
+        None | Some("") => 0,
+        Some(s) => s.parse::<i64>().map_err(|_| {
+            status(
+                400,
+                "BadRequest",
+                &format!("strconv.ParseInt: parsing {}: invalid syntax", go_quote(s)),
+                None,
+            )
+        })?,
+    };
+    let state = shared.state();
+    let mut start: Option<String> = None;
+    let mut list_rv = state.rv;
+    if let Some(token) = call.q("continue").filter(|t| !t.is_empty()) {
+        let (key, rv) = decode_continue(token).map_err(|e| {
+            status(
+                400,
+                "BadRequest",
+                &format!("invalid continue token: {e}"),
+                None,
+            )
+        })?;
+        if rv > 0 && (rv as u64) < state.compacted {
+            // etcd3 store: the revision was compacted; offer an inconsistent continuation.
+            let mut resp = status_value(410, "Expired", EXPIRED_CONTINUE, None);
+            resp["metadata"] = json!({ "continue": encode_continue(&key, -1) });
+            return Err(json_response(410, &resp));
+        }
+        if rv > 0 {
+            list_rv = rv as u64;
+        }
+        start = Some(key);
+    }
+    let selected = select(&state, call, def, &sel);
+    let mut items: Vec<(String, Value)> = selected
+        .into_iter()
+        .filter(|(k, _, _)| start.as_ref().is_none_or(|s| k.as_str() >= s.as_str()))
+        .map(|(k, _, v)| (k, v))
+        .collect();
+    let mut extra = Map::new();
+    if limit > 0 && items.len() > limit as usize {
+        let remaining = items.len() - limit as usize;
+        items.truncate(limit as usize);
+        let last = &items.last().expect("limit > 0").0;
+        extra.insert(
+            "continue".into(),
+            json!(encode_continue(&format!("{last}\u{0}"), list_rv as i64)),
+        );
+        if sel.is_empty() {
+            extra.insert("remainingItemCount".into(), json!(remaining));
+        }
+    }
+    let items = items.into_iter().map(|(_, v)| v).collect();
+    Ok(json_response(200, &list_body(def, list_rv, items, extra)))
+}
+
+fn encode_continue(start: &str, rv: i64) -> String {
+    let token = json!({ "v": "meta.k8s.io/v1", "rv": rv, "start": start });
+    base64url_encode(token.to_string().as_bytes())
+}
+
+/// k8s.io/apiserver/pkg/storage DecodeContinue: the messages are the real ones.
+fn decode_continue(token: &str) -> Result<(String, i64), String> {
+    let data = base64url_decode(token).map_err(|e| format!("continue key is not valid: {e}"))?;
+    let c: Value =
+        serde_json::from_slice(&data).map_err(|e| format!("continue key is not valid: {e}"))?;
+    if c.get("v").and_then(Value::as_str) != Some("meta.k8s.io/v1") {
+        return Err(format!(
+            "continue key is not valid: server does not recognize this encoded version {}",
+            c.get("v").and_then(Value::as_str).unwrap_or("")
+        ));
+    }
+    let rv = c.get("rv").and_then(Value::as_i64).unwrap_or(0);
+    if rv == 0 {
+        return Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
+    }
+    let start = c.get("start").and_then(Value::as_str).unwrap_or("");
+    if start.is_empty() {
+        return Err(
+            "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)".into(),
+        );
+    }
+    if start.split('/').any(|p| p == ".." || p == ".") || start.starts_with('/') {
+        return Err(format!("continue key is not valid: {start}"));
+    }
+    Ok((start.to_string(), rv))
+}
+
+fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let sel = Selectors::from_call(call, def)?;
+    let timeout = call
+        .q("timeoutSeconds")
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .unwrap_or(Duration::from_secs(1800));
+    let send_initial = call.q("sendInitialEvents") == Some("true");
+    let from_rv = call
+        .q("resourceVersion")
+        .filter(|s| !s.is_empty() && *s != "0")
+        .map(|s| s.parse::<u64>().unwrap_or(0));
+    let ns_filter = if def.namespaced {
+        call.info.namespace.clone()
+    } else {
+        None
+    };
+    let mut initial: Vec<Value> = Vec::new();
+    let rx;
+    {
+        let state = shared.state();
+        // Subscribe under the lock so no change between the snapshot and the stream is lost.
+        rx = shared.events.subscribe();
+        match from_rv {
+            Some(rv) if !send_initial => {
+                if rv < state.compacted {
+                    let st = status_value(
+                        410,
+                        "Expired",
+                        &format!("too old resource version: {rv} ({})", state.compacted),
+                        None,
+                    );
+                    initial.push(json!({ "type": "ERROR", "object": st }));
+                } else {
+                    for ev in state.log.iter().filter(|e| e.rv > rv) {
+                        if let Some(line) = watch_line(def, &ns_filter, &sel, ev) {
+                            initial.push(line);
+                        }
+                    }
+                }
+            }
+            _ => {
+                for (_, _, v) in select(&state, call, def, &sel) {
+                    initial.push(json!({ "type": "ADDED", "object": v }));
+                }
+                if send_initial {
+                    initial.push(json!({
+                        "type": "BOOKMARK",
+                        "object": {
+                            "kind": def.kind,
+                            "apiVersion": def.api_version(),
+                            "metadata": {
+                                "resourceVersion": state.rv.to_string(),
+                                "annotations": { "k8s.io/initial-events-end": "true" },
+                            },
+                        },
+                    }));
+                }
+            }
+        }
+    }
+    let expired = initial.first().is_some_and(|l| l["type"] == "ERROR");
+    let (tx, body_rx) = mpsc::channel::<Bytes>(64);
+    let def = def.clone();
+    let mut rx = rx;
+    tokio::spawn(async move {
+        for line in initial {
+            if tx.send(ndjson(&line)).await.is_err() {
+                return;
+            }
+        }
+        if expired {
+            return;
+        }
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                _ = &mut deadline => return,
+                _ = tx.closed() => return,
+                ev = rx.recv() => match ev {
+                    Ok(ev) => {
+                        if let Some(line) = watch_line(&def, &ns_filter, &sel, &ev) {
+                            if tx.send(ndjson(&line)).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+            }
+        }
+    });
+    let body = ChannelBody { rx: body_rx }.boxed_unsync();
+    let mut resp = Response::new(body);
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(resp)
+}
+
+fn watch_line(
+    def: &ResDef,
+    ns_filter: &Option<String>,
+    sel: &Selectors,
+    ev: &WatchEvent,
+) -> Option<Value> {
+    if ev.key.0 != def.store_group() || ev.key.1 != def.resource {
+        return None;
+    }
+    if let Some(ns) = ns_filter {
+        if &ev.key.2 != ns {
+            return None;
+        }
+    }
+    let v = view(def, &ev.obj);
+    if !sel.matches(def, &v) {
+        return None;
+    }
+    Some(json!({ "type": ev.typ, "object": v }))
+}
+
+fn ndjson(v: &Value) -> Bytes {
+    let mut s = v.to_string();
+    s.push('\n');
+    Bytes::from(s)
+}
+
+/// A response body fed from a channel (watch streams).
+struct ChannelBody {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+fn parse_body(call: &Call) -> Result<Value, Response<Body>> {
+    serde_json::from_slice::<Value>(call.body)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| {
+            status(
+                400,
+                "BadRequest",
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+                None,
+            )
+        })
+}
+
+/// What the stored form of a written object is, with the server-owned metadata restored.
+fn to_store(def: &ResDef, obj: Value) -> Value {
+    let mut obj = if def.is_events_v1() {
+        events_v1_to_core_event(&obj)
+    } else {
+        obj
+    };
+    if let Some(m) = obj.as_object_mut() {
+        let (kind, api) = if def.is_events_v1() {
+            ("Event".to_string(), "v1".to_string())
+        } else {
+            (def.kind.clone(), def.api_version())
+        };
+        m.insert("kind".into(), json!(kind));
+        m.insert("apiVersion".into(), json!(api));
+    }
+    if def.store_group().is_empty() && def.resource == "events" {
+        fill_core_event_defaults(&mut obj);
+    }
+    obj
+}
+
+fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let mut obj = parse_body(call)?;
+    if let Some(kind) = obj.get("kind").and_then(Value::as_str) {
+        if kind != def.kind {
+            return Err(status(
+                400,
+                "BadRequest",
+                &format!(
+                    "the kind in the data ({kind}) does not match the expected kind ({})",
+                    def.kind
+                ),
+                None,
+            ));
+        }
+    }
+    let url_ns = call.info.namespace.clone().unwrap_or_default();
+    let meta = obj
+        .as_object_mut()
+        .expect("object")
+        .entry("metadata")
+        .or_insert_with(|| json!({}));
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    let meta = meta.as_object_mut().expect("object");
+    if def.namespaced {
+        match meta.get("namespace").and_then(Value::as_str) {
+            Some(ns) if !ns.is_empty() && ns != url_ns => {
+                return Err(status(
+                    400,
+                    "BadRequest",
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                    None,
+                ));
+            }
+            _ => {
+                meta.insert("namespace".into(), json!(url_ns));
+            }
+        }
+    } else {
+        meta.remove("namespace");
+    }
+    let mut name = meta
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if name.is_empty() {
+        let generate = meta
+            .get("generateName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if generate.is_empty() {
+            return Err(status(
+                422,
+                "Invalid",
+                &format!(
+                    "{} {} is invalid: metadata.name: Required value: name or generateName is required",
+                    def.kind,
+                    go_quote("")
+                ),
+                Some(json!({
+                    "kind": def.kind,
+                    "causes": [{
+                        "reason": "FieldValueRequired",
+                        "message": "Required value: name or generateName is required",
+                        "field": "metadata.name",
+                    }],
+                })),
+            ));
+        }
+        name = format!("{generate}{}", random_suffix(&shared.new_uid()));
+        meta.insert("name".into(), json!(name));
+    }
+    meta.insert("uid".into(), json!(shared.new_uid()));
+    meta.insert(
+        "creationTimestamp".into(),
+        json!(rfc3339(SystemTime::now())),
+    );
+    meta.remove("resourceVersion");
+    meta.remove("deletionTimestamp");
+    if def.group.is_empty() && def.resource == "pods" {
+        default_pod(&mut obj);
+    }
+    let key = store_key(def, &url_ns_if(def, &url_ns), &name);
+    let mut state = shared.state();
+    if state.objects.contains_key(&key) {
+        return Err(status(
+            409,
+            "AlreadyExists",
+            &format!("{} {} already exists", def.qualified(), go_quote(&name)),
+            Some(details(&name, &def.group, &def.resource)),
+        ));
+    }
+    let mut stored = to_store(def, obj);
+    if call.dry_run() {
+        set_rv(&mut stored, state.rv);
+        return Ok(json_response(201, &view(def, &stored)));
+    }
+    let ev = state.commit("ADDED", key, Some(stored));
+    let _ = shared.events.send(ev.clone());
+    Ok(json_response(201, &view(def, &ev.obj)))
+}
+
+fn url_ns_if(def: &ResDef, ns: &str) -> String {
+    if def.namespaced {
+        ns.to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// A few of the defaults the apiserver fills into a new Pod (pkg/apis/core/v1/defaults.go).
+fn default_pod(pod: &mut Value) {
+    let Some(m) = pod.as_object_mut() else { return };
+    let spec = m.entry("spec").or_insert_with(|| json!({}));
+    if let Some(spec) = spec.as_object_mut() {
+        spec.entry("restartPolicy").or_insert(json!("Always"));
+        spec.entry("dnsPolicy").or_insert(json!("ClusterFirst"));
+        spec.entry("schedulerName")
+            .or_insert(json!("default-scheduler"));
+        spec.entry("terminationGracePeriodSeconds")
+            .or_insert(json!(30));
+        spec.entry("securityContext").or_insert(json!({}));
+        if let Some(containers) = spec.get_mut("containers").and_then(Value::as_array_mut) {
+            for c in containers.iter_mut().filter_map(Value::as_object_mut) {
+                let latest = c.get("image").and_then(Value::as_str).is_some_and(|i| {
+                    !i.rsplit('/').next().unwrap_or(i).contains(':') || i.ends_with(":latest")
+                });
+                c.entry("imagePullPolicy").or_insert(json!(if latest {
+                    "Always"
+                } else {
+                    "IfNotPresent"
+                }));
+                c.entry("terminationMessagePath")
+                    .or_insert(json!("/dev/termination-log"));
+                c.entry("terminationMessagePolicy").or_insert(json!("File"));
+                c.entry("resources").or_insert(json!({}));
+            }
+        }
+    }
+    let status = m.entry("status").or_insert_with(|| json!({}));
+    if let Some(status) = status.as_object_mut() {
+        status.entry("phase").or_insert(json!("Pending"));
+    }
+}
+
+/// Server-owned metadata that a write cannot change.
+fn keep_server_fields(old: &Value, new: &mut Value) {
+    for field in ["uid", "creationTimestamp", "name", "namespace"] {
+        if let Some(v) = old.pointer(&format!("/metadata/{field}")) {
+            if let Some(meta) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert(field.into(), v.clone());
+            }
+        }
+    }
+}
+
+fn conflict(def: &ResDef, name: &str, why: &str) -> Response<Body> {
+    status(
+        409,
+        "Conflict",
+        &format!(
+            "Operation cannot be fulfilled on {} {}: {why}",
+            def.qualified(),
+            go_quote(name)
+        ),
+        Some(details(name, &def.group, &def.resource)),
+    )
+}
+
+fn update(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let (ns, name) = target(def, call.info);
+    let mut obj = parse_body(call)?;
+    let key = store_key(def, &ns, &name);
+    let mut state = shared.state();
+    let Some(old) = state.objects.get(&key).cloned() else {
+        return Err(not_found(def, &name));
+    };
+    if let Some(rv) = obj
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
+        if Some(rv)
+            != old
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+        {
+            return Err(conflict(
+                def,
+                &name,
+                "the object has been modified; please apply your changes to the latest version and try again",
+            ));
+        }
+    }
+    if obj.get("metadata").is_none_or(|m| !m.is_object()) {
+        obj["metadata"] = json!({});
+    }
+    let old_view = view(def, &old);
+    keep_server_fields(&old_view, &mut obj);
+    let stored = to_store(def, obj);
+    if call.dry_run() {
+        return Ok(json_response(200, &view(def, &stored)));
+    }
+    let ev = state.commit("MODIFIED", key, Some(stored));
+    let _ = shared.events.send(ev.clone());
+    Ok(json_response(200, &view(def, &ev.obj)))
+}
+
+fn patch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let (ns, name) = target(def, call.info);
+    let content_type = call
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let bad_body = |e: String| status(400, "BadRequest", &e, None);
+    enum Kind {
+        Merge,
+        Json,
+        Apply,
+    }
+    let (kind, patch): (Kind, Value) = match content_type.as_str() {
+        "application/merge-patch+json" | "application/strategic-merge-patch+json" => (
+            Kind::Merge,
+            serde_json::from_slice(call.body).map_err(|e| bad_body(e.to_string()))?,
+        ),
+        "application/json-patch+json" => (
+            Kind::Json,
+            serde_json::from_slice(call.body).map_err(|e| bad_body(e.to_string()))?,
+        ),
+        "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+            if call.q("fieldManager").is_none_or(str::is_empty) {
+                return Err(status(
+                    400,
+                    "BadRequest",
+                    "PATCH, application/apply-patch+yaml requests require fieldManager to be set",
+                    None,
+                ));
+            }
+            let y: serde_yaml::Value = serde_yaml::from_slice(call.body)
+                .map_err(|e| bad_body(format!("error decoding YAML: {e}")))?;
+            (
+                Kind::Apply,
+                serde_json::to_value(y).map_err(|e| bad_body(e.to_string()))?,
+            )
+        }
+        _ => {
+            return Err(status(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json",
+                None,
+            ));
+        }
+    };
+    let key = store_key(def, &ns, &name);
+    let mut state = shared.state();
+    let old = state.objects.get(&key).cloned();
+    let (typ, base) = match (&old, &kind) {
+        (Some(o), _) => ("MODIFIED", view(def, o)),
+        (None, Kind::Apply) => {
+            // Server-side apply creates a missing object.
+            let mut fresh = json!({
+                "kind": def.kind,
+                "apiVersion": def.api_version(),
+                "metadata": { "name": name, "uid": shared.new_uid(), "creationTimestamp": rfc3339(SystemTime::now()) },
+            });
+            if def.namespaced {
+                fresh["metadata"]["namespace"] = json!(ns);
+            }
+            ("ADDED", fresh)
+        }
+        (None, _) => return Err(not_found(def, &name)),
+    };
+    let mut new = base.clone();
+    match kind {
+        Kind::Merge | Kind::Apply => merge_patch(&mut new, &patch),
+        Kind::Json => json_patch(&mut new, &patch).map_err(|e| {
+            status(
+                422,
+                "Invalid",
+                &e,
+                Some(details(&name, &def.group, &def.resource)),
+            )
+        })?,
+    }
+    keep_server_fields(&base, &mut new);
+    let stored = to_store(def, new);
+    if call.dry_run() {
+        return Ok(json_response(200, &view(def, &stored)));
+    }
+    let ev = state.commit(typ, key, Some(stored));
+    let _ = shared.events.send(ev.clone());
+    Ok(json_response(
+        if typ == "ADDED" { 201 } else { 200 },
+        &view(def, &ev.obj),
+    ))
+}
+
+fn delete(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let (ns, name) = target(def, call.info);
+    let key = store_key(def, &ns, &name);
+    let mut state = shared.state();
+    let Some(old) = state.objects.get(&key).cloned() else {
+        return Err(not_found(def, &name));
+    };
+    // DeleteOptions.preconditions
+    if let Ok(opts) = serde_json::from_slice::<Value>(call.body) {
+        if let Some(uid) = opts.pointer("/preconditions/uid").and_then(Value::as_str) {
+            let actual = old
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if uid != actual {
+                return Err(conflict(
+                    def,
+                    &name,
+                    &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"),
+                ));
+            }
+        }
+        if let Some(rv) = opts
+            .pointer("/preconditions/resourceVersion")
+            .and_then(Value::as_str)
+        {
+            let actual = old
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if rv != actual {
+                return Err(conflict(
+                    def,
+                    &name,
+                    &format!("Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {actual}"),
+                ));
+            }
+        }
+    }
+    if call.dry_run() {
+        return Ok(json_response(200, &view(def, &old)));
+    }
+    let ev = state.commit("DELETED", key, None);
+    let _ = shared.events.send(ev.clone());
+    Ok(json_response(200, &view(def, &ev.obj)))
+}
+
+fn delete_collection(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
+    let sel = Selectors::from_call(call, def)?;
+    let mut state = shared.state();
+    let selected = select(&state, call, def, &sel);
+    let mut deleted = Vec::new();
+    for (_, key, v) in selected {
+        if call.dry_run() {
+            deleted.push(v);
+            continue;
+        }
+        let ev = state.commit("DELETED", key, None);
+        let _ = shared.events.send(ev.clone());
+        deleted.push(view(def, &ev.obj));
+    }
+    let rv = state.rv;
+    Ok(json_response(200, &list_body(def, rv, deleted, Map::new())))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery
+// ---------------------------------------------------------------------------------------------
+
+fn served_defs(shared: &Shared, opts: &Options) -> Vec<ResDef> {
+    shared
+        .state()
+        .defs
+        .iter()
+        .filter(|d| opts.events_v1 || !d.is_events_v1())
+        .cloned()
+        .collect()
+}
+
+/// Groups other than core, in the apiserver's priority order for the ones it knows.
+fn group_versions(defs: &[ResDef]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for d in defs.iter().filter(|d| !d.group.is_empty()) {
+        let gv = (d.group.clone(), d.version.clone());
+        if !out.contains(&gv) {
+            out.push(gv);
+        }
+    }
+    let rank = |g: &str| match g {
+        "apps" => 0,
+        "events.k8s.io" => 1,
+        "storage.k8s.io" => 2,
+        _ => 3,
+    };
+    out.sort_by_key(|(g, _)| rank(g));
+    out
+}
+
+fn resource_list_entries(defs: &[ResDef], group: &str, version: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut mine: Vec<&ResDef> = defs
+        .iter()
+        .filter(|d| d.group == group && d.version == version)
+        .collect();
+    mine.sort_by(|a, b| a.resource.cmp(&b.resource));
+    for d in mine {
+        let mut e = json!({
+            "name": d.resource,
+            "singularName": d.singular,
+            "namespaced": d.namespaced,
+            "kind": d.kind,
+            "verbs": d.verbs,
+        });
+        if !d.short_names.is_empty() {
+            e["shortNames"] = json!(d.short_names);
+        }
+        if !d.categories.is_empty() {
+            e["categories"] = json!(d.categories);
+        }
+        out.push(e);
+        for s in &d.subresources {
+            let mut e = json!({
+                "name": format!("{}/{}", d.resource, s.name),
+                "singularName": "",
+                "namespaced": d.namespaced,
+                "kind": s.kind,
+                "verbs": s.verbs,
+            });
+            if s.group != d.group {
+                e["group"] = json!(s.group);
+                e["version"] = json!(s.version);
+            }
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn aggregated_group(defs: &[ResDef], group: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let mut mine: Vec<&ResDef> = defs
+                .iter()
+                .filter(|d| d.group == group && &d.version == v)
+                .collect();
+            mine.sort_by(|a, b| a.resource.cmp(&b.resource));
+            let resources: Vec<Value> = mine
+                .iter()
+                .map(|d| {
+                    let mut r = json!({
+                        "resource": d.resource,
+                        "responseKind": { "group": d.group, "version": d.version, "kind": d.kind },
+                        "scope": if d.namespaced { "Namespaced" } else { "Cluster" },
+                        "singularResource": d.singular,
+                        "verbs": d.verbs,
+                    });
+                    if !d.short_names.is_empty() {
+                        r["shortNames"] = json!(d.short_names);
+                    }
+                    if !d.categories.is_empty() {
+                        r["categories"] = json!(d.categories);
+                    }
+                    if !d.subresources.is_empty() {
+                        r["subresources"] = json!(d
+                            .subresources
+                            .iter()
+                            .map(|s| json!({
+                                "subresource": s.name,
+                                "responseKind": { "group": s.group, "version": s.version, "kind": s.kind },
+                                "verbs": s.verbs,
+                            }))
+                            .collect::<Vec<_>>());
+                    }
+                    r
+                })
+                .collect();
+            json!({ "version": v, "resources": resources, "freshness": "Current" })
+        })
+        .collect();
+    let mut meta = json!({ "creationTimestamp": null });
+    if !group.is_empty() {
+        meta["name"] = json!(group);
+    }
+    json!({ "metadata": meta, "versions": versions })
+}
+
+/// `Some("v2")` / `Some("v2beta1")` when the Accept header asks for aggregated discovery.
+fn wants_aggregated(headers: &HeaderMap) -> Option<&'static str> {
+    let accept = headers.get("accept")?.to_str().ok()?.to_string();
+    for part in accept.split(',') {
+        let p = part.replace(' ', "");
+        if p.contains("as=APIGroupDiscoveryList") && p.contains("g=apidiscovery.k8s.io") {
+            if p.contains("v=v2beta1") {
+                return Some("v2beta1");
+            }
+            if p.contains("v=v2") {
+                return Some("v2");
+            }
+        }
+    }
+    None
+}
+
+fn discovery(shared: &Shared, call: &Call, opts: &Options) -> Response<Body> {
+    if !matches!(*call.method, Method::GET | Method::HEAD) {
+        return page_not_found();
+    }
+    let defs = served_defs(shared, opts);
+    let path = call.path.trim_end_matches('/');
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segs.as_slice() {
+        ["version"] => json_response(
+            200,
+            &json!({
+                "major": "1",
+                "minor": "33",
+                "emulationMajor": "1",
+                "emulationMinor": "33",
+                "minCompatibilityMajor": "1",
+                "minCompatibilityMinor": "32",
+                "gitVersion": "v1.33.1",
+                "gitCommit": "8adc0f041b8e7ad1d30e29cc59c6ae7a15e19828",
+                "gitTreeState": "clean",
+                "buildDate": "2025-05-15T08:19:08Z",
+                "goVersion": "go1.24.2",
+                "compiler": "gc",
+                "platform": "linux/amd64",
+            }),
+        ),
+        ["healthz"] | ["livez"] | ["readyz"] => {
+            let mut r = Response::new(full(Bytes::from_static(b"ok")));
+            r.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            r
+        }
+        ["api"] => {
+            if let Some(v) = wants_aggregated(call.headers) {
+                return aggregated_response(
+                    v,
+                    vec![aggregated_group(&defs, "", &["v1".to_string()])],
+                );
+            }
+            json_response(
+                200,
+                &json!({
+                    "kind": "APIVersions",
+                    "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [
+                        { "clientCIDR": "0.0.0.0/0", "serverAddress": shared.addr.to_string() }
+                    ],
+                }),
+            )
+        }
+        ["api", "v1"] => json_response(
+            200,
+            &json!({
+                "kind": "APIResourceList",
+                "groupVersion": "v1",
+                "resources": resource_list_entries(&defs, "", "v1"),
+            }),
+        ),
+        ["apis"] => {
+            let gvs = group_versions(&defs);
+            if let Some(v) = wants_aggregated(call.headers) {
+                let mut groups: Vec<String> = Vec::new();
+                for (g, _) in &gvs {
+                    if !groups.contains(g) {
+                        groups.push(g.clone());
+                    }
+                }
+                let items = groups
+                    .iter()
+                    .map(|g| {
+                        let versions: Vec<String> = gvs
+                            .iter()
+                            .filter(|(gg, _)| gg == g)
+                            .map(|(_, v)| v.clone())
+                            .collect();
+                        aggregated_group(&defs, g, &versions)
+                    })
+                    .collect();
+                return aggregated_response(v, items);
+            }
+            let mut groups: Vec<Value> = Vec::new();
+            let mut seen: Vec<String> = Vec::new();
+            for (g, _) in &gvs {
+                if seen.contains(g) {
+                    continue;
+                }
+                seen.push(g.clone());
+                groups.push(api_group(&gvs, g));
+            }
+            json_response(
+                200,
+                &json!({ "kind": "APIGroupList", "apiVersion": "v1", "groups": groups }),
+            )
+        }
+        ["apis", g] => {
+            let gvs = group_versions(&defs);
+            if gvs.iter().any(|(gg, _)| gg == g) {
+                let mut v = api_group(&gvs, g);
+                v["kind"] = json!("APIGroup");
+                v["apiVersion"] = json!("v1");
+                json_response(200, &v)
+            } else {
+                page_not_found()
+            }
+        }
+        ["apis", g, v] => {
+            let entries = resource_list_entries(&defs, g, v);
+            if entries.is_empty() {
+                page_not_found()
+            } else {
+                json_response(
+                    200,
+                    &json!({
+                        "kind": "APIResourceList",
+                        "apiVersion": "v1",
+                        "groupVersion": format!("{g}/{v}"),
+                        "resources": entries,
+                    }),
+                )
+            }
+        }
+        _ => page_not_found(),
+    }
+}
+
+fn api_group(gvs: &[(String, String)], group: &str) -> Value {
+    let versions: Vec<Value> = gvs
+        .iter()
+        .filter(|(g, _)| g == group)
+        .map(|(g, v)| json!({ "groupVersion": format!("{g}/{v}"), "version": v }))
+        .collect();
+    json!({
+        "name": group,
+        "versions": versions,
+        "preferredVersion": versions.first().cloned().unwrap_or(Value::Null),
+    })
+}
+
+fn aggregated_response(version: &str, items: Vec<Value>) -> Response<Body> {
+    let body = json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": format!("apidiscovery.k8s.io/{version}"),
+        "metadata": {},
+        "items": items,
+    });
+    let mut r = json_response(200, &body);
+    let ct = format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
+    if let Ok(v) = HeaderValue::from_str(&ct) {
+        r.headers_mut().insert(CONTENT_TYPE, v);
+    }
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events: one store, two APIs
+// ---------------------------------------------------------------------------------------------
+//
+// The mapping is the apiserver's own, kubernetes pkg/apis/events/v1/conversion.go
+// (Convert_core_Event_To_v1_Event / Convert_v1_Event_To_core_Event) plus the generated
+// same-name field copies:
+//   core/v1 involvedObject     <-> events.k8s.io/v1 regarding
+//   message                    <-> note
+//   source {component, host}   <-> deprecatedSource {component, host}
+//   firstTimestamp             <-> deprecatedFirstTimestamp
+//   lastTimestamp              <-> deprecatedLastTimestamp
+//   count                      <-> deprecatedCount
+//   reportingComponent         <-> reportingController   (internal field ReportingController)
+//   reportingInstance, eventTime, series {count, lastObservedTime}, action, reason, type,
+//   related, metadata          <-> the same names
+// Note: the server does NOT derive reportingController from source.component; an old-style
+// event without reportingComponent has an empty reportingController in events.k8s.io/v1.
+
+/// core/v1 Event → events.k8s.io/v1 Event.
+pub fn core_event_to_events_v1(core: &Value) -> Value {
+    let get = |k: &str| core.get(k).filter(|v| !v.is_null()).cloned();
+    let nonempty_str = |k: &str| {
+        core.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(|s| json!(s))
+    };
+    let mut m = Map::new();
+    m.insert("kind".into(), json!("Event"));
+    m.insert("apiVersion".into(), json!("events.k8s.io/v1"));
+    m.insert("metadata".into(), get("metadata").unwrap_or(json!({})));
+    m.insert("eventTime".into(), get("eventTime").unwrap_or(Value::Null));
+    if let Some(series) = get("series") {
+        let mut s = Map::new();
+        for k in ["count", "lastObservedTime"] {
+            if let Some(v) = series.get(k) {
+                s.insert(k.into(), v.clone());
+            }
+        }
+        m.insert("series".into(), Value::Object(s));
+    }
+    if let Some(v) = nonempty_str("reportingComponent") {
+        m.insert("reportingController".into(), v);
+    }
+    if let Some(v) = nonempty_str("reportingInstance") {
+        m.insert("reportingInstance".into(), v);
+    }
+    for k in ["action", "reason", "type"] {
+        if let Some(v) = nonempty_str(k) {
+            m.insert(k.into(), v);
+        }
+    }
+    m.insert(
+        "regarding".into(),
+        get("involvedObject").unwrap_or(json!({})),
+    );
+    if let Some(v) = get("related") {
+        m.insert("related".into(), v);
+    }
+    if let Some(v) = nonempty_str("message") {
+        m.insert("note".into(), v);
+    }
+    m.insert(
+        "deprecatedSource".into(),
+        get("source").unwrap_or(json!({})),
+    );
+    m.insert(
+        "deprecatedFirstTimestamp".into(),
+        get("firstTimestamp").unwrap_or(Value::Null),
+    );
+    m.insert(
+        "deprecatedLastTimestamp".into(),
+        get("lastTimestamp").unwrap_or(Value::Null),
+    );
+    if let Some(c) = core
+        .get("count")
+        .and_then(Value::as_i64)
+        .filter(|c| *c != 0)
+    {
+        m.insert("deprecatedCount".into(), json!(c));
+    }
+    Value::Object(m)
+}
+
+/// events.k8s.io/v1 Event → core/v1 Event.
+pub fn events_v1_to_core_event(ev: &Value) -> Value {
+    let get = |k: &str| ev.get(k).filter(|v| !v.is_null()).cloned();
+    let mut m = Map::new();
+    m.insert("kind".into(), json!("Event"));
+    m.insert("apiVersion".into(), json!("v1"));
+    m.insert("metadata".into(), get("metadata").unwrap_or(json!({})));
+    m.insert(
+        "involvedObject".into(),
+        get("regarding").unwrap_or(json!({})),
+    );
+    for k in ["reason", "type", "action", "reportingInstance"] {
+        if let Some(v) = get(k) {
+            m.insert(k.into(), v);
+        }
+    }
+    if let Some(v) = get("note") {
+        m.insert("message".into(), v);
+    }
+    m.insert(
+        "source".into(),
+        get("deprecatedSource").unwrap_or(json!({})),
+    );
+    m.insert(
+        "firstTimestamp".into(),
+        get("deprecatedFirstTimestamp").unwrap_or(Value::Null),
+    );
+    m.insert(
+        "lastTimestamp".into(),
+        get("deprecatedLastTimestamp").unwrap_or(Value::Null),
+    );
+    if let Some(v) = get("deprecatedCount") {
+        m.insert("count".into(), v);
+    }
+    m.insert("eventTime".into(), get("eventTime").unwrap_or(Value::Null));
+    if let Some(v) = get("series") {
+        m.insert("series".into(), v);
+    }
+    if let Some(v) = get("related") {
+        m.insert("related".into(), v);
+    }
+    if let Some(v) = get("reportingController") {
+        m.insert("reportingComponent".into(), v);
+    }
+    let mut out = Value::Object(m);
+    fill_core_event_defaults(&mut out);
+    out
+}
+
+/// The fields a core/v1 Event always has on the wire (non-omitempty in k8s.io/api/core/v1).
+fn fill_core_event_defaults(ev: &mut Value) {
+    let Some(m) = ev.as_object_mut() else { return };
+    m.entry("involvedObject").or_insert(json!({}));
+    m.entry("source").or_insert(json!({}));
+    for k in ["firstTimestamp", "lastTimestamp", "eventTime"] {
+        m.entry(k).or_insert(Value::Null);
+    }
+    for k in ["reportingComponent", "reportingInstance"] {
+        m.entry(k).or_insert(json!(""));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selectors
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+enum LabelReq {
+    Exists(String),
+    NotExists(String),
+    Eq(String, String),
+    NotEq(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Gt(String, i64),
+    Lt(String, i64),
+}
+
+impl LabelReq {
+    fn matches(&self, labels: &Map<String, Value>) -> bool {
+        let get = |k: &str| labels.get(k).and_then(Value::as_str);
+        match self {
+            LabelReq::Exists(k) => labels.contains_key(k),
+            LabelReq::NotExists(k) => !labels.contains_key(k),
+            LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
+            LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),
+            LabelReq::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            LabelReq::NotIn(k, vs) => get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
+            LabelReq::Gt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x > *n),
+            LabelReq::Lt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x < *n),
+        }
+    }
+}
+
+fn valid_label_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 317
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+}
+
+fn valid_label_value(v: &str) -> bool {
+    v.len() <= 63
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// k8s.io/apimachinery/pkg/labels.Parse syntax.
+fn parse_label_selector(s: &str) -> Result<Vec<LabelReq>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Split on commas outside parentheses.
+    let mut terms = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                terms.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    terms.push(cur);
+    let err = |t: &str, why: &str| format!("unable to parse requirement: {why} in {}", go_quote(t));
+    let mut out = Vec::new();
+    for term in terms {
+        let t = term.trim();
+        if t.is_empty() {
+            return Err(err(t, "found '', expected: identifier"));
+        }
+        let check_key = |k: &str| -> Result<String, String> {
+            let k = k.trim();
+            if valid_label_key(k) {
+                Ok(k.to_string())
+            } else {
+                Err(err(t, &format!("invalid label key {}", go_quote(k))))
+            }
+        };
+        let check_value = |v: &str| -> Result<String, String> {
+            let v = v.trim();
+            if valid_label_value(v) {
+                Ok(v.to_string())
+            } else {
+                Err(err(t, &format!("invalid label value: {}", go_quote(v))))
+            }
+        };
+        if let Some(k) = t.strip_prefix('!') {
+            out.push(LabelReq::NotExists(check_key(k)?));
+            continue;
+        }
+        if let Some(open) = t.find('(') {
+            if !t.ends_with(')') {
+                return Err(err(t, "found '', expected: ')'"));
+            }
+            let head: Vec<&str> = t[..open].split_whitespace().collect();
+            let values: Vec<String> = t[open + 1..t.len() - 1]
+                .split(',')
+                .map(check_value)
+                .collect::<Result<_, _>>()?;
+            match head.as_slice() {
+                [k, "in"] => out.push(LabelReq::In(check_key(k)?, values)),
+                [k, "notin"] => out.push(LabelReq::NotIn(check_key(k)?, values)),
+                _ => return Err(err(t, "expected: in, notin")),
+            }
+            continue;
+        }
+        if let Some((k, v)) = t.split_once("!=") {
+            out.push(LabelReq::NotEq(check_key(k)?, check_value(v)?));
+        } else if let Some((k, v)) = t.split_once("==") {
+            out.push(LabelReq::Eq(check_key(k)?, check_value(v)?));
+        } else if let Some((k, v)) = t.split_once('=') {
+            out.push(LabelReq::Eq(check_key(k)?, check_value(v)?));
+        } else if let Some((k, v)) = t.split_once('>') {
+            let n = v
+                .trim()
+                .parse()
+                .map_err(|_| err(t, "for 'Gt', 'Lt' operators, the value must be an integer"))?;
+            out.push(LabelReq::Gt(check_key(k)?, n));
+        } else if let Some((k, v)) = t.split_once('<') {
+            let n = v
+                .trim()
+                .parse()
+                .map_err(|_| err(t, "for 'Gt', 'Lt' operators, the value must be an integer"))?;
+            out.push(LabelReq::Lt(check_key(k)?, n));
+        } else {
+            out.push(LabelReq::Exists(check_key(t)?));
+        }
+    }
+    Ok(out)
+}
+
+/// Where a selectable field's value comes from.
+#[derive(Clone, Debug)]
+enum FieldSrc {
+    /// A dotted JSON path; absent = "".
+    Path(&'static str),
+    /// A bool at a dotted JSON path; absent = "false".
+    Bool(&'static str),
+    /// Pod `status.podIP`: podIPs[0].ip (the internal form) else podIP.
+    PodIp,
+    /// core Event `source`: source.component, else reportingComponent (EventToSelectableFields).
+    EventSource,
+    /// Accepted by the field-label conversion but never set by ToSelectableFields: matches "".
+    Never,
+}
+
+#[derive(Clone, Debug)]
+struct FieldReq {
+    src: FieldSrc,
+    value: String,
+    negate: bool,
+}
+
+impl FieldReq {
+    fn matches(&self, _def: &ResDef, obj: &Value) -> bool {
+        let actual = match &self.src {
+            FieldSrc::Path(p) => scalar_at(obj, p).unwrap_or_default(),
+            FieldSrc::Bool(p) => scalar_at(obj, p).unwrap_or_else(|| "false".into()),
+            FieldSrc::PodIp => obj
+                .pointer("/status/podIPs/0/ip")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .or_else(|| scalar_at(obj, "status.podIP"))
+                .unwrap_or_default(),
+            FieldSrc::EventSource => scalar_at(obj, "source.component")
+                .filter(|s| !s.is_empty())
+                .or_else(|| scalar_at(obj, "reportingComponent"))
+                .unwrap_or_default(),
+            FieldSrc::Never => String::new(),
+        };
+        (actual == self.value) != self.negate
+    }
+}
+
+fn scalar_at(obj: &Value, dotted: &str) -> Option<String> {
+    let mut cur = obj;
+    for part in dotted.split('.') {
+        cur = cur.get(part)?;
+    }
+    match cur {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The field-label conversion of a kind: which labels it accepts (and where their values come
+/// from) and its rejection message. Sources: pkg/apis/core/v1/conversion.go (Pod, Node,
+/// Namespace, Secret, Event), events.k8s.io's conversion (regarding.* → involvedObject.*,
+/// reportingController → reportingComponent), runtime.DefaultMetaV1FieldSelectorConversion for
+/// every other kind.
+fn field_label(def: &ResDef, label: &str) -> Result<FieldSrc, String> {
+    let unsupported = || format!("field label not supported: {label}");
+    match (def.group.as_str(), def.resource.as_str()) {
+        ("", "pods") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "metadata.namespace" => FieldSrc::Path("metadata.namespace"),
+            "spec.nodeName" | "spec.host" => FieldSrc::Path("spec.nodeName"),
+            "spec.restartPolicy" => FieldSrc::Path("spec.restartPolicy"),
+            "spec.schedulerName" => FieldSrc::Path("spec.schedulerName"),
+            "spec.serviceAccountName" => FieldSrc::Path("spec.serviceAccountName"),
+            "spec.hostNetwork" => FieldSrc::Bool("spec.hostNetwork"),
+            "status.phase" => FieldSrc::Path("status.phase"),
+            "status.podIP" => FieldSrc::PodIp,
+            "status.podIPs" => FieldSrc::Never,
+            "status.nominatedNodeName" => FieldSrc::Path("status.nominatedNodeName"),
+            _ => return Err(unsupported()),
+        }),
+        ("", "nodes") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "spec.unschedulable" => FieldSrc::Bool("spec.unschedulable"),
+            _ => return Err(unsupported()),
+        }),
+        ("", "namespaces") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "status.phase" => FieldSrc::Path("status.phase"),
+            _ => return Err(unsupported()),
+        }),
+        ("", "secrets") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "metadata.namespace" => FieldSrc::Path("metadata.namespace"),
+            "type" => FieldSrc::Path("type"),
+            _ => return Err(unsupported()),
+        }),
+        ("", "events") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "metadata.namespace" => FieldSrc::Path("metadata.namespace"),
+            "involvedObject.kind" => FieldSrc::Path("involvedObject.kind"),
+            "involvedObject.namespace" => FieldSrc::Path("involvedObject.namespace"),
+            "involvedObject.name" => FieldSrc::Path("involvedObject.name"),
+            "involvedObject.uid" => FieldSrc::Path("involvedObject.uid"),
+            "involvedObject.apiVersion" => FieldSrc::Path("involvedObject.apiVersion"),
+            "involvedObject.resourceVersion" => FieldSrc::Path("involvedObject.resourceVersion"),
+            "involvedObject.fieldPath" => FieldSrc::Path("involvedObject.fieldPath"),
+            "reason" => FieldSrc::Path("reason"),
+            "reportingComponent" => FieldSrc::Path("reportingComponent"),
+            "source" => FieldSrc::EventSource,
+            "type" => FieldSrc::Path("type"),
+            _ => return Err(unsupported()),
+        }),
+        ("events.k8s.io", "events") => Ok(match label {
+            "metadata.name" => FieldSrc::Path("metadata.name"),
+            "metadata.namespace" => FieldSrc::Path("metadata.namespace"),
+            "regarding.kind" => FieldSrc::Path("regarding.kind"),
+            "regarding.namespace" => FieldSrc::Path("regarding.namespace"),
+            "regarding.name" => FieldSrc::Path("regarding.name"),
+            "regarding.uid" => FieldSrc::Path("regarding.uid"),
+            "regarding.apiVersion" => FieldSrc::Path("regarding.apiVersion"),
+            "regarding.resourceVersion" => FieldSrc::Path("regarding.resourceVersion"),
+            "regarding.fieldPath" => FieldSrc::Path("regarding.fieldPath"),
+            "reason" => FieldSrc::Path("reason"),
+            "reportingController" => FieldSrc::Path("reportingController"),
+            "type" => FieldSrc::Path("type"),
+            _ => return Err(unsupported()),
+        }),
+        _ => match label {
+            "metadata.name" => Ok(FieldSrc::Path("metadata.name")),
+            "metadata.namespace" => Ok(FieldSrc::Path("metadata.namespace")),
+            _ => Err(format!(
+                "{} is not a known field selector: only {}, {}",
+                go_quote(label),
+                go_quote("metadata.name"),
+                go_quote("metadata.namespace")
+            )),
+        },
+    }
+}
+
+/// k8s.io/apimachinery/pkg/fields.ParseSelector syntax (`=`, `==`, `!=`, comma = AND, `\`
+/// escapes), then every term through the kind's field-label conversion.
+fn parse_field_selector(s: &str, def: &ResDef) -> Result<Vec<FieldReq>, String> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    // Split on unescaped commas.
+    let mut terms = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                cur.push(c);
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            ',' => terms.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    terms.push(cur);
+    let mut out = Vec::new();
+    for term in terms {
+        let (field, op, value) = split_field_term(&term).ok_or_else(|| {
+            format!(
+                "invalid selector: {}; can't understand {}",
+                go_single_quote(s),
+                go_single_quote(&term)
+            )
+        })?;
+        let value = unescape_field_value(&value).map_err(|e| format!("invalid selector: {e}"))?;
+        let src = field_label(def, field.trim())?;
+        out.push(FieldReq {
+            src,
+            value,
+            negate: op == "!=",
+        });
+    }
+    Ok(out)
+}
+
+fn split_field_term(term: &str) -> Option<(String, &'static str, String)> {
+    let bytes = term.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'!' if bytes.get(i + 1) == Some(&b'=') => {
+                return Some((term[..i].to_string(), "!=", term[i + 2..].to_string()))
+            }
+            b'=' if bytes.get(i + 1) == Some(&b'=') => {
+                return Some((term[..i].to_string(), "==", term[i + 2..].to_string()))
+            }
+            b'=' => return Some((term[..i].to_string(), "=", term[i + 1..].to_string())),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn unescape_field_value(v: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut chars = v.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n @ ('\\' | ',' | '=')) => out.push(n),
+                Some(n) => return Err(format!("invalid escape sequence: \\{n}")),
+                None => return Err("invalid trailing escape sequence".into()),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patches
+// ---------------------------------------------------------------------------------------------
+
+/// RFC 7386 JSON merge patch.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = json!({});
+            }
+            let t = target.as_object_mut().expect("object");
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+/// RFC 6902 JSON patch: add, remove, replace, test, move, copy.
+fn json_patch(doc: &mut Value, patch: &Value) -> Result<(), String> {
+    let ops = patch
+        .as_array()
+        .ok_or("json patch: the patch is not an array")?;
+    for op in ops {
+        let name = op.get("op").and_then(Value::as_str).unwrap_or("");
+        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+        match name {
+            "add" => pointer_add(doc, path, op.get("value").cloned().unwrap_or(Value::Null))?,
+            "remove" => {
+                pointer_remove(doc, path)?;
+            }
+            "replace" => {
+                pointer_remove(doc, path)?;
+                pointer_add(doc, path, op.get("value").cloned().unwrap_or(Value::Null))?;
+            }
+            "test" => {
+                if doc.pointer(path) != op.get("value") {
+                    return Err(format!("testing value {path} failed"));
+                }
+            }
+            "move" | "copy" => {
+                let from = op.get("from").and_then(Value::as_str).unwrap_or("");
+                let v = if name == "move" {
+                    pointer_remove(doc, from)?
+                } else {
+                    doc.pointer(from)
+                        .cloned()
+                        .ok_or_else(|| format!("doc is missing path: {from}"))?
+                };
+                pointer_add(doc, path, v)?;
+            }
+            other => return Err(format!("Unexpected kind: {other}")),
+        }
+    }
+    Ok(())
+}
+
+fn split_pointer(path: &str) -> Result<(String, String), String> {
+    let idx = path
+        .rfind('/')
+        .ok_or_else(|| format!("invalid JSON pointer {path}"))?;
+    let last = path[idx + 1..].replace("~1", "/").replace("~0", "~");
+    Ok((path[..idx].to_string(), last))
+}
+
+fn pointer_add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
+    if path.is_empty() {
+        *doc = value;
+        return Ok(());
+    }
+    let (parent, last) = split_pointer(path)?;
+    let missing = || format!("doc is missing path: {path}");
+    match doc.pointer_mut(&parent).ok_or_else(missing)? {
+        Value::Object(m) => {
+            m.insert(last, value);
+        }
+        Value::Array(a) => {
+            if last == "-" {
+                a.push(value);
+            } else {
+                let i: usize = last.parse().map_err(|_| missing())?;
+                if i > a.len() {
+                    return Err(missing());
+                }
+                a.insert(i, value);
+            }
+        }
+        _ => return Err(missing()),
+    }
+    Ok(())
+}
+
+fn pointer_remove(doc: &mut Value, path: &str) -> Result<Value, String> {
+    let (parent, last) = split_pointer(path)?;
+    let missing = || format!("doc is missing path: {path}");
+    match doc.pointer_mut(&parent).ok_or_else(missing)? {
+        Value::Object(m) => m.remove(&last).ok_or_else(missing),
+        Value::Array(a) => {
+            let i: usize = last.parse().map_err(|_| missing())?;
+            if i >= a.len() {
+                return Err(missing());
+            }
+            Ok(a.remove(i))
+        }
+        _ => Err(missing()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------
+
+fn full(b: Bytes) -> Body {
+    Full::new(b).boxed_unsync()
+}
+
+fn json_response(code: u16, v: &Value) -> Response<Body> {
+    let mut r = Response::new(full(Bytes::from(v.to_string())));
+    *r.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn status_value(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut v = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let Some(d) = details {
+        v["details"] = d;
+    }
+    v
+}
+
+/// A `Status` error response.
+fn status(code: u16, reason: &str, message: &str, details: Option<Value>) -> Response<Body> {
+    json_response(code, &status_value(code, reason, message, details))
+}
+
+/// What the apiserver answers for a path it does not serve (Go's http.NotFound).
+fn page_not_found() -> Response<Body> {
+    let mut r = Response::new(full(Bytes::from_static(b"404 page not found\n")));
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r.headers_mut().insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// Go's `%q` for the strings we quote (JSON escaping is the same for printable text).
+fn go_quote(s: &str) -> String {
+    json!(s).to_string()
+}
+
+fn go_single_quote(s: &str) -> String {
+    format!("'{s}'")
+}
+
+fn query_get<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn parse_query(q: &str) -> Vec<(String, String)> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (
+                percent_decode(&k.replace('+', " ")),
+                percent_decode(&v.replace('+', " ")),
+            )
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+const B64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64.RawURLEncoding (no padding).
+fn base64url_encode(data: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let n = chunk.len();
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=n {
+            out.push(B64URL[((v >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// base64.RawURLEncoding decoding, with Go's error wording.
+fn base64url_decode(s: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let v = match B64URL.iter().position(|&x| x == c) {
+            Some(v) => v as u32,
+            None => return Err(format!("illegal base64 data at input byte {i}")),
+        };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    if s.len() % 4 == 1 {
+        return Err(format!("illegal base64 data at input byte {}", s.len() - 1));
+    }
+    Ok(out)
+}
+
+/// RFC 3339 in UTC, seconds precision (metav1.Time).
+fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() as i64;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+fn uuid_from(a: u64, b: u64) -> String {
+    let a = (a & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000; // version 4
+    let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000; // RFC 4122 variant
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// A deterministic uid for a fixture object that has none.
+fn stable_uid(key: &Key) -> String {
+    let fnv = |s: &str, seed: u64| {
+        let mut h = seed;
+        for b in s.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+        h
+    };
+    let s = format!("{}/{}/{}/{}", key.0, key.1, key.2, key.3);
+    uuid_from(
+        fnv(&s, 0xcbf2_9ce4_8422_2325),
+        fnv(&s, 0x8422_2325_cbf2_9ce4),
+    )
+}
+
+/// 5 characters from the apiserver's name-generator alphabet (no vowels, no confusables).
+fn random_suffix(seed: &str) -> String {
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in seed.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    (0..5)
+        .map(|i| ALPHANUMS[((h >> (i * 8)) % ALPHANUMS.len() as u64) as usize] as char)
+        .collect()
+}
