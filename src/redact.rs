@@ -10,7 +10,7 @@ use regex::Regex;
 /// `key=value` options whose value is a secret (CIFS `password=`, CephFS `secret=`, ...).
 static KEY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(password|passwd|pass|secret|key|token|access_?key|secret_?key|credentials?|auth_?key|client_secret)(=|:\s*)([^\s,;'\x22]+)",
+        r"(?i)\b(password|passwd|pass|secret|key|token|access_?key|secret_?key|credentials?|auth_?key|client_secret)(=|:[ \t]*)([^\s,;'\x22]+)",
     )
     .expect("static regex")
 });
@@ -72,6 +72,20 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// Redact every string inside a JSON value (keys stay as they are, so the structure survives).
+pub fn redact_value(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => {
+            if let Cow::Owned(r) = redact(s) {
+                *s = r;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(redact_value),
+        serde_json::Value::Object(m) => m.values_mut().for_each(redact_value),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +115,16 @@ mod tests {
         );
         assert_eq!(redact("id AKIAIOSFODNN7EXAMPLE"), "id <redacted>");
         assert_eq!(redact("rbd --key=abc map x"), "rbd --key=<redacted> map x");
+    }
+
+    #[test]
+    fn yaml_structure_is_not_taken_for_a_secret() {
+        let yaml = "volumes:\n- name: tls\n  secret:\n    secretName: web-tls\n";
+        assert_eq!(redact(yaml), yaml);
+        let mut v = serde_json::json!({"secret": {"secretName": "x"}, "opts": "password=hunter2"});
+        redact_value(&mut v);
+        assert_eq!(v["secret"]["secretName"], "x");
+        assert_eq!(v["opts"], "password=<redacted>");
     }
 
     #[test]

@@ -11,4 +11,6 @@ mod corpus;
 mod doctor;
 mod explain;
 mod fake_api;
+mod live;
 mod output;
+mod rbac;

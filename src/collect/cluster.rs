@@ -169,11 +169,21 @@ impl Cluster {
             kube::Error::Api(s) => {
                 Error::Unreachable(format!("{action}: {} ({} {})", s.message, s.code, s.reason))
             }
-            other => Error::Unreachable(format!(
-                "{action}: cannot reach the Kubernetes API ({}): {}",
-                self.target,
-                root_cause(&other)
-            )),
+            other => {
+                let cause = root_cause(&other);
+                // kube's own read timeout (set from --request-timeout) fires before ours.
+                if cause.contains("timed out") || cause.contains("deadline has elapsed") {
+                    Error::Unreachable(format!(
+                        "{action}: no answer from {} within {:?} (--request-timeout)",
+                        self.target, self.timeout
+                    ))
+                } else {
+                    Error::Unreachable(format!(
+                        "{action}: cannot reach the Kubernetes API ({}): {cause}",
+                        self.target
+                    ))
+                }
+            }
         }
     }
 

@@ -43,6 +43,7 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
     let mut docs: Vec<Value> = Vec::new();
     let mut add = |kind: &str, api: &str, v: Value| {
         let mut v = v;
+        crate::redact::redact_value(&mut v);
         if let Value::Object(m) = &mut v {
             m.insert("apiVersion".into(), api.into());
             m.insert("kind".into(), kind.into());
@@ -81,12 +82,13 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         add("VolumeAttachment", "storage.k8s.io/v1", to(o));
     }
     let objects = multi_doc(&docs)?;
-    let events = serde_yaml::to_string(&json!({
+    let mut events_doc = json!({
         "apiVersion": "v1",
         "kind": "List",
         "items": case.events.iter().enumerate().map(|(i, e)| core_event(case, i, e)).collect::<Vec<_>>(),
-    }))
-    .map_err(|e| Error::Output(e.to_string()))?;
+    });
+    crate::redact::redact_value(&mut events_doc);
+    let events = serde_yaml::to_string(&events_doc).map_err(|e| Error::Output(e.to_string()))?;
     let facts = CaseFacts {
         api_version: CASE_API_VERSION.into(),
         kind: CASE_KIND.into(),
@@ -116,7 +118,6 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         ("README.txt", readme),
     ] {
         let path = dir.join(name);
-        let text = crate::redact::redact(&text).into_owned();
         std::fs::write(&path, text)
             .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
         written.push(path.display().to_string());
@@ -147,6 +148,8 @@ fn core_event(case: &Case, i: usize, e: &Event) -> Value {
         .or_else(|| case.pod_namespace().map(str::to_string))
         .unwrap_or_default();
     let mut v = json!({
+        "apiVersion": "v1",
+        "kind": "Event",
         "metadata": {"name": format!("{pod}.volmnt{i}"), "namespace": ns},
         "involvedObject": {"kind": obj.kind.unwrap_or_else(|| "Pod".into()), "name": obj.name.unwrap_or_else(|| pod.to_string()), "namespace": ns, "uid": obj.uid},
         "reason": e.reason,

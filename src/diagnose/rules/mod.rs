@@ -2,6 +2,7 @@
 //! (a lock listed by `rbd lock ls`, a PVC that is Pending, a CSI driver that brings its own NFS
 //! client). Rules never do I/O. Each lives in its own file with its tests; register it below.
 
+mod attachments;
 mod claim_elsewhere;
 mod csi_driver;
 mod missing_objects;
@@ -22,6 +23,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("missing_objects", missing_objects::apply),
     ("pvc_state", pvc_state::apply),
     ("csi_driver", csi_driver::apply),
+    ("attachments", attachments::apply),
     // After the rules that may create lock/attach findings, so it can name the other node.
     ("claim_elsewhere", claim_elsewhere::apply),
     ("nfs_csi", nfs_csi::apply),

@@ -18,12 +18,27 @@ pub fn apply(_case: &Case, _hints: &Hints, accs: &mut Accs) {
             .or_else(|| c.error.driver.clone())
     });
     if let Some(driver) = csi {
-        a.confidence = (a.confidence - 0.3).max(0.3);
-        a.evidence.push(format!(
+        let original = a.confidence;
+        let why = format!(
             "the volume is mounted by the CSI driver {driver}, whose node plugin image carries its own NFS client: the host's nfs-utils/nfs-common does not apply; check the plugin image and its logs"
-        ));
-        let a2 = accs.entry("fs_helper_missing", 0.6);
+        );
+        a.confidence = (original - 0.5).max(0.3);
+        a.evidence.push(why.clone());
+        let (evidence, ctx) = (a.evidence.clone(), a.ctx.clone());
+        // The same messages now point at the plugin image lacking the helper.
+        let a2 = accs.entry("fs_helper_missing", original - 0.1);
+        a2.origins.insert("objects");
+        for e in evidence {
+            if !a2.evidence.contains(&e) {
+                a2.evidence.push(e);
+            }
+        }
+        if a2.ctx.is_none() {
+            a2.ctx = ctx;
+        }
         a2.vars.insert("driver", driver);
+        // No host package fixes this; the install step says so instead of naming one.
+        a2.vars.insert("client", "the CSI node plugin image".into());
     }
 }
 

@@ -1,0 +1,102 @@
+//! The attach side as the objects record it: the VolumeAttachment of the pod's PV on its node
+//! (attached or not, its error) and whether the node's status.volumesAttached lists the volume.
+
+use crate::diagnose::context::Hints;
+use crate::diagnose::Accs;
+use crate::model::Case;
+
+/// Findings about the attach step; the first one present gets the object evidence.
+const ATTACH_CAUSES: &[&str] = &[
+    "attach_timeout",
+    "attach_failed_cloud",
+    "volume_not_ready",
+    "csi_driver_not_registered",
+    "storage_backend_error",
+    "storage_backend_unreachable",
+];
+
+pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
+    let Some(node) = case.node_name().map(str::to_string) else {
+        return;
+    };
+    let attached_on_node: Vec<String> = case
+        .node()
+        .and_then(|n| n.status.as_ref()?.volumes_attached.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|v| v.name)
+        .collect();
+    let mut lines = Vec::new();
+    let mut va_name = None;
+    for pv in &case.pvs {
+        let pv_name = pv.metadata.name.as_deref().unwrap_or("?");
+        let Some(csi) = pv.spec.as_ref().and_then(|s| s.csi.as_ref()) else {
+            continue;
+        };
+        let va = case.volume_attachments.iter().find(|va| {
+            va.spec.node_name == node
+                && va.spec.source.persistent_volume_name.as_deref() == Some(pv_name)
+        });
+        let unique = format!("kubernetes.io/csi/{}^{}", csi.driver, csi.volume_handle);
+        let listed = attached_on_node.iter().any(|n| *n == unique);
+        match va {
+            Some(va) => {
+                let st = va.status.as_ref();
+                let attached = st.map(|s| s.attached).unwrap_or(false);
+                if attached {
+                    continue;
+                }
+                let name = va.metadata.name.clone().unwrap_or_default();
+                let err = st
+                    .and_then(|s| s.attach_error.as_ref())
+                    .and_then(|e| e.message.clone())
+                    .map(|m| format!(", attachError: \"{}\"", crate::diagnose::clip(&m, 300)))
+                    .unwrap_or_default();
+                lines.push(format!(
+                    "VolumeAttachment {name} for PV {pv_name} on node {node}: attached=false{err}"
+                ));
+                va_name = Some(name);
+            }
+            None if !case.volume_attachments.is_empty() || case.node().is_some() => {
+                // Drivers whose CSIDriver says attachRequired: false never get one.
+                let needs_attach = case
+                    .csi_drivers
+                    .iter()
+                    .find(|d| d.metadata.name.as_deref() == Some(csi.driver.as_str()))
+                    .and_then(|d| d.spec.attach_required)
+                    .unwrap_or(true);
+                if needs_attach && !listed {
+                    lines.push(format!(
+                        "no VolumeAttachment of PV {pv_name} to node {node} exists: the attach was never started (is the driver's external-attacher running?)"
+                    ));
+                }
+                continue;
+            }
+            None => continue,
+        }
+        if case.node().is_some() && !listed {
+            lines.push(format!(
+                "node {node} status.volumesAttached does not list {unique}"
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let target = ATTACH_CAUSES
+        .iter()
+        .copied()
+        .find(|c| accs.has(c))
+        .unwrap_or("attach_timeout");
+    let base = if accs.has(target) { 0.85 } else { 0.55 };
+    let a = accs.entry(target, base);
+    a.origins.insert("objects");
+    for l in lines {
+        if !a.evidence.contains(&l) {
+            a.evidence.push(l);
+        }
+    }
+    if let Some(n) = va_name {
+        a.vars.insert("va", n);
+    }
+}

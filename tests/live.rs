@@ -1,0 +1,430 @@
+//! `doctor pod` / `doctor namespace` against the fake API server serving the fixture clusters
+//! (fixtures/clusters/<case>/): the real binary, real HTTP, real JSON. Each test reads like the
+//! incident: a cluster in, the expected finding, its evidence and the exit code out.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::support::fake_api::{start_in_background, Deny, FakeApi, FakeCluster, Options};
+use crate::util::{cmd, remediation_commands, run_cmd, top, Out, TempDir};
+
+/// A running fake cluster and a kubeconfig pointing at it.
+struct Live {
+    api: FakeApi,
+    _thread: std::thread::JoinHandle<()>,
+    _dir: TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Live {
+    fn start(case: &str, namespace: &str, opts: Options) -> Live {
+        let (api, thread) = start_in_background(FakeCluster::fixture(case), opts);
+        let dir = TempDir::new(&format!("live-{case}"));
+        let kubeconfig = api.write_kubeconfig(dir.path(), namespace);
+        Live {
+            api,
+            _thread: thread,
+            _dir: dir,
+            kubeconfig,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        let out = run_cmd(
+            cmd()
+                .args(args)
+                .arg("--kubeconfig")
+                .arg(&self.kubeconfig)
+                .env_remove("KUBECONFIG"),
+            None,
+        );
+        out.assert_no_panic();
+        out
+    }
+
+    fn doctor(&self, pod: &str, ns: &str) -> (Out, serde_json::Value) {
+        let out = self.run(&["doctor", "pod", pod, "-n", ns, "-o", "json"]);
+        let json = out.json();
+        (out, json)
+    }
+}
+
+fn evidence(f: &serde_json::Value) -> String {
+    f["evidence"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn nfs_incident_through_the_api_gives_the_yum_command_because_the_node_is_centos() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    let (out, r) = live.doctor("node1-nfs-test-547c4d7678-j6kwv", "ops-test");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = top(&r);
+    assert_eq!(f["cause"], "nfs_client_missing", "{}", out.stdout);
+    assert_eq!(r["node_os"]["family"], "rhel");
+    let cmds = remediation_commands(f);
+    assert!(
+        cmds.contains(&"sudo yum install -y nfs-utils".to_string()),
+        "{cmds:?}"
+    );
+    assert_eq!(
+        cmds.last().unwrap(),
+        "kubectl delete pod node1-nfs-test-547c4d7678-j6kwv -n ops-test"
+    );
+    let ev = evidence(f);
+    assert!(ev.contains("mount -t nfs 10.20.172.211:/nfs"), "{ev}");
+    assert!(ev.contains("PV nfs211: in-tree nfs"), "{ev}");
+}
+
+#[test]
+fn rbd_incident_through_the_api_names_the_old_node_and_its_pod() {
+    let live = Live::start("rbd-lock-old-node", "default", Options::new());
+    let (out, r) = live.doctor("index-api-3362878852-9tm9j", "default");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = top(&r);
+    assert_eq!(f["cause"], "rbd_lock_held", "{}", out.stdout);
+    let ev = evidence(f);
+    assert!(ev.contains("on node 10.47.136.60"), "{ev}");
+    assert!(
+        ev.contains("index-api-2837157263"),
+        "the old pod must be named:\n{ev}"
+    );
+}
+
+#[test]
+fn multi_attach_names_where_the_volume_is_still_attached() {
+    let live = Live::start("multi-attach", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = top(&r);
+    assert_eq!(f["cause"], "multi_attach", "{}", out.stdout);
+    let ev = evidence(f);
+    // The other node is named twice: by the pod still using the claim, and by the attachment.
+    let objs = live.api.objects();
+    let old = objs
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Running")
+        .expect("the old pod still runs");
+    let other = old["spec"]["nodeName"].as_str().unwrap();
+    let old_name = old["metadata"]["name"].as_str().unwrap();
+    assert!(
+        ev.contains(&format!("pod {old_name} (Running) on node {other}")),
+        "{ev}"
+    );
+    assert!(
+        ev.contains(&format!("to node {other} (attached: true)")),
+        "{ev}"
+    );
+}
+
+#[test]
+fn a_pending_claim_is_the_top_finding_and_its_missing_class_is_named() {
+    let live = Live::start("pvc-pending", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let f = top(&r);
+    assert_eq!(f["cause"], "pvc_unbound_or_missing", "{}", out.stdout);
+    let ev = evidence(f);
+    assert!(ev.contains("data-db-0"), "{ev}");
+    assert!(ev.contains("StorageClass fast-ssd does not exist"), "{ev}");
+}
+
+#[test]
+fn a_missing_configmap_is_confirmed_by_the_api() {
+    let live = Live::start("configmap-missing", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let f = top(&r);
+    assert_eq!(f["cause"], "configmap_or_secret_missing", "{}", out.stdout);
+    assert!(
+        evidence(f).contains("does not exist (the API answered 404"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_csi_driver_that_never_registered_on_the_node() {
+    let live = Live::start("csi-driver-not-registered", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let f = top(&r);
+    assert_eq!(f["cause"], "csi_driver_not_registered", "{}", out.stdout);
+    assert!(
+        evidence(f).contains("hostpath.csi.k8s.io"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_csi_nfs_driver_brings_its_own_client_so_the_host_package_is_not_the_fix() {
+    let live = Live::start("nfs-csi-driver", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let findings = r["findings"].as_array().unwrap();
+    let nfs = findings
+        .iter()
+        .find(|f| f["cause"] == "nfs_client_missing")
+        .expect("nfs_client_missing is still listed");
+    assert!(
+        evidence(nfs).contains("carries its own NFS client"),
+        "{}",
+        out.stdout
+    );
+    assert_ne!(top(&r)["cause"], "nfs_client_missing", "{}", out.stdout);
+}
+
+#[test]
+fn a_volume_attachment_error_is_classified() {
+    let live = Live::start("volume-not-attached", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let f = top(&r);
+    assert_eq!(f["cause"], "attach_timeout", "{}", out.stdout);
+    assert!(evidence(f).contains("VolumeAttachment"), "{}", out.stdout);
+}
+
+#[test]
+fn a_generic_ephemeral_volume_claim_is_found_by_its_derived_name() {
+    let live = Live::start("ephemeral-volume", "default", Options::new());
+    let pod = stuck_pod(&live);
+    let (out, r) = live.doctor(&pod.0, &pod.1);
+    let f = top(&r);
+    assert_eq!(f["cause"], "pvc_unbound_or_missing", "{}", out.stdout);
+    assert!(
+        evidence(f).contains(&format!("{}-scratch", pod.0)),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn forbidden_reads_are_named_and_the_diagnosis_carries_on() {
+    // Without the PV and the node, the events still tell the cause; the OS is then unknown.
+    let opts = Options {
+        deny: vec![
+            Deny::new("get", "persistentvolumes", None),
+            Deny::new("get", "nodes", None),
+        ],
+        ..Options::new()
+    };
+    let live = Live::start("forbidden", "ops-test", opts);
+    let (out, r) = live.doctor("node1-nfs-test-547c4d7678-j6kwv", "ops-test");
+    assert_eq!(out.code, 3, "a partial report exits 3\n{}", out.stderr);
+    let denied: Vec<String> = r["denied"]
+        .as_array()
+        .expect("denied list")
+        .iter()
+        .map(|d| d.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        denied,
+        [
+            "get nodes (cluster scope)",
+            "get persistentvolumes (cluster scope)"
+        ],
+        "{denied:?}"
+    );
+    assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stdout);
+    assert_eq!(r["node_os"]["family"], "unknown");
+    let text = live.run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-n",
+        "ops-test",
+    ]);
+    assert!(
+        text.stdout
+            .contains("Not allowed to read: get nodes (cluster scope); get persistentvolumes"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn without_events_the_report_says_which_list_was_refused() {
+    let opts = Options {
+        deny: vec![Deny::new("list", "events", Some("ops-test"))],
+        ..Options::new()
+    };
+    let live = Live::start("forbidden", "ops-test", opts);
+    let (out, r) = live.doctor("node1-nfs-test-547c4d7678-j6kwv", "ops-test");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let denied = r["denied"].to_string();
+    assert!(
+        denied.contains("list events in namespace ops-test"),
+        "{denied}"
+    );
+    assert!(
+        denied.contains("list events.events.k8s.io in namespace ops-test"),
+        "{denied}"
+    );
+    // Nothing says why, and the report says so rather than guessing.
+    assert_eq!(top(&r)["cause"], "unknown", "{}", out.stdout);
+}
+
+#[test]
+fn a_healthy_pod_exits_zero() {
+    let live = Live::start("healthy", "default", Options::new());
+    let pods = live.api.objects();
+    let pod = pods
+        .iter()
+        .find(|o| o["kind"] == "Pod")
+        .expect("a pod in the healthy cluster");
+    let (name, ns) = (
+        pod["metadata"]["name"].as_str().unwrap(),
+        pod["metadata"]["namespace"].as_str().unwrap_or("default"),
+    );
+    let (out, r) = live.doctor(name, ns);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(r["status"], "ok");
+}
+
+#[test]
+fn a_pod_that_does_not_exist_is_an_input_error() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    let out = live.run(&["doctor", "pod", "no-such-pod", "-n", "ops-test"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("not found"), "{}", out.stderr);
+}
+
+#[test]
+fn wrong_credentials_give_one_line_and_exit_3() {
+    let opts = Options {
+        token: Some("the-right-token".into()),
+        ..Options::new()
+    };
+    let live = Live::start("nfs-client-missing", "ops-test", opts);
+    // write_kubeconfig wrote the right token; point a second kubeconfig at a wrong one.
+    let text = std::fs::read_to_string(&live.kubeconfig).unwrap();
+    let bad = live.kubeconfig.with_file_name("bad-kubeconfig");
+    std::fs::write(&bad, text.replace("the-right-token", "wrong")).unwrap();
+    let out = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "x", "-n", "ops-test", "--kubeconfig"])
+            .arg(&bad),
+        None,
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+}
+
+#[test]
+fn a_slow_cluster_hits_the_request_timeout() {
+    let opts = Options {
+        latency: Duration::from_millis(3000),
+        ..Options::new()
+    };
+    let live = Live::start("nfs-client-missing", "ops-test", opts);
+    let started = std::time::Instant::now();
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-n",
+        "ops-test",
+        "--request-timeout",
+        "500ms",
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("no answer"), "{}", out.stderr);
+    // Bounded by the timeout, not by the server (a correctness bound, not a speed goal).
+    assert!(started.elapsed() < Duration::from_millis(2900));
+}
+
+#[test]
+fn save_then_replay_gives_the_same_diagnosis_and_never_a_secret() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    let dir = TempDir::new("saved-case");
+    let saved = dir.path().join("case");
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-n",
+        "ops-test",
+        "-o",
+        "json",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 1);
+    let live_top = top(&out.json())["cause"].clone();
+    let replay = run_cmd(
+        cmd().args([
+            "doctor",
+            "pod",
+            "node1-nfs-test-547c4d7678-j6kwv",
+            "-n",
+            "ops-test",
+            "-o",
+            "json",
+            "--from-file",
+            saved.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert_eq!(replay.code, 1, "{}", replay.stderr);
+    assert_eq!(top(&replay.json())["cause"], live_top);
+    assert_eq!(replay.json()["node_os"]["family"], "rhel");
+    for f in std::fs::read_dir(&saved).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!text.contains("kind: Secret"), "a Secret object was saved");
+        assert!(!text.contains("\ndata:"), "data was saved");
+    }
+}
+
+#[test]
+fn doctor_namespace_groups_stuck_pods_by_node_and_cause() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    let out = live.run(&[
+        "doctor",
+        "namespace",
+        "-n",
+        "ops-test",
+        "--min-age",
+        "1s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let r = out.json();
+    assert_eq!(r["stuck_pods"], 2, "{}", out.stdout);
+    assert_eq!(r["summary"][0]["node"], "node1");
+    assert_eq!(r["summary"][0]["cause"], "nfs_client_missing");
+    assert_eq!(r["summary"][0]["pods"].as_array().unwrap().len(), 2);
+    let text = live.run(&["doctor", "namespace", "-n", "ops-test", "--min-age", "1s"]);
+    assert!(
+        text.stdout.contains("node1: 2 pod(s): nfs_client_missing"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// The one pod of a fixture cluster that is Pending (the stuck one) as (name, namespace).
+fn stuck_pod(live: &Live) -> (String, String) {
+    let objs = live.api.objects();
+    let pending: Vec<&serde_json::Value> = objs
+        .iter()
+        .filter(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Pending")
+        .collect();
+    assert_eq!(pending.len(), 1, "fixture should have one stuck pod");
+    let p = pending[0];
+    (
+        p["metadata"]["name"].as_str().unwrap().to_string(),
+        p["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string(),
+    )
+}

@@ -1,0 +1,168 @@
+//! deploy/rbac.yaml must allow every API call volmnt makes: checked two ways.
+//! - dynamically: every request the real binary sends to the fake API server, over every
+//!   fixture cluster, for `doctor pod` on each pod and `doctor namespace -A`;
+//! - statically: every resource the collector's source names in an `Access`.
+
+use std::collections::BTreeSet;
+
+use crate::support::fake_api::{start_in_background, FakeCluster, Options};
+use crate::util::{cmd, run_cmd, TempDir};
+
+/// (api group, resource[/subresource], verb) triples the roles grant.
+fn granted() -> BTreeSet<(String, String, String)> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/rbac.yaml"))
+        .expect("deploy/rbac.yaml");
+    let mut out = BTreeSet::new();
+    for doc in serde_yaml::Deserializer::from_str(&text) {
+        let v: serde_yaml::Value = serde::Deserialize::deserialize(doc).expect("rbac.yaml parses");
+        if v["kind"].as_str() != Some("ClusterRole") {
+            continue;
+        }
+        for rule in v["rules"].as_sequence().into_iter().flatten() {
+            let list = |k: &str| -> Vec<String> {
+                rule[k]
+                    .as_sequence()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            };
+            for g in list("apiGroups") {
+                for r in list("resources") {
+                    for verb in list("verbs") {
+                        out.insert((g.clone(), r.clone(), verb));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn fixture_clusters() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/clusters");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
+    let granted = granted();
+    let mut seen: BTreeSet<(String, String, String)> = BTreeSet::new();
+    let clusters = fixture_clusters();
+    assert!(!clusters.is_empty(), "no fixture clusters found");
+    for name in &clusters {
+        let (api, _thread) = start_in_background(FakeCluster::fixture(name), Options::new());
+        let dir = TempDir::new(&format!("rbac-{name}"));
+        let kubeconfig = api.write_kubeconfig(dir.path(), "default");
+        let pods: Vec<(String, String)> = api
+            .objects()
+            .iter()
+            .filter(|o| o["kind"] == "Pod")
+            .map(|o| {
+                (
+                    o["metadata"]["name"].as_str().unwrap_or("").to_string(),
+                    o["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or("default")
+                        .to_string(),
+                )
+            })
+            .collect();
+        let mut runs: Vec<Vec<String>> = pods
+            .iter()
+            .map(|(p, ns)| {
+                ["doctor", "pod", p, "-n", ns, "-o", "json"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            })
+            .collect();
+        runs.push(
+            ["doctor", "namespace", "-A", "--min-age", "1s", "-o", "json"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        );
+        for args in runs {
+            let out = run_cmd(cmd().args(&args).arg("--kubeconfig").arg(&kubeconfig), None);
+            out.assert_no_panic();
+            assert!(
+                out.code <= 1,
+                "{name}: volmnt {args:?} failed ({}): {}",
+                out.code,
+                out.stderr
+            );
+        }
+        for r in api.requests() {
+            if r.resource.is_empty() {
+                continue; // discovery (/api, /apis, /version): allowed to every user
+            }
+            let res = match &r.subresource {
+                Some(s) => format!("{}/{s}", r.resource),
+                None => r.resource.clone(),
+            };
+            seen.insert((r.group.clone(), res, r.verb.clone()));
+        }
+    }
+    let missing: Vec<_> = seen.iter().filter(|t| !granted.contains(*t)).collect();
+    assert!(
+        missing.is_empty(),
+        "requests not allowed by deploy/rbac.yaml (group, resource, verb): {missing:?}"
+    );
+    // And the role grants nothing volmnt never asks for (least privilege), apart from the
+    // verbs kept in pairs (get with list) for kubectl-like use.
+    let used_resources: BTreeSet<(String, String)> = seen
+        .iter()
+        .map(|(g, r, _)| (g.clone(), r.clone()))
+        .collect();
+    let unused: Vec<_> = granted
+        .iter()
+        .filter(|(g, r, _)| !used_resources.contains(&(g.clone(), r.clone())))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "deploy/rbac.yaml grants resources no command used: {unused:?}"
+    );
+}
+
+#[test]
+fn every_resource_the_collector_names_is_in_deploy_rbac() {
+    let granted = granted();
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/collect/cluster.rs"
+    ))
+    .unwrap();
+    let re = regex::Regex::new(
+        r#"Access::(ns|cluster|group_ns|group_cluster)\(\s*"([a-z/]+)"(?:\s*,\s*"([a-z0-9.]+)")?"#,
+    )
+    .unwrap();
+    let mut named = 0;
+    for c in re.captures_iter(&src) {
+        named += 1;
+        let resource = c[2].to_string();
+        let group = match &c[1] {
+            "group_ns" | "group_cluster" => c.get(3).map(|m| m.as_str()).unwrap_or("").to_string(),
+            _ => String::new(),
+        };
+        for verb in ["get", "list"] {
+            assert!(
+                granted.contains(&(group.clone(), resource.clone(), verb.to_string())),
+                "deploy/rbac.yaml lacks {verb} on {resource} (group {group:?})"
+            );
+        }
+    }
+    assert!(
+        named >= 10,
+        "the pattern found only {named} Access uses; did the code change?"
+    );
+}
