@@ -38,7 +38,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 && va.spec.source.persistent_volume_name.as_deref() == Some(pv_name)
         });
         let unique = format!("kubernetes.io/csi/{}^{}", csi.driver, csi.volume_handle);
-        let listed = attached_on_node.iter().any(|n| *n == unique);
+        let listed = attached_on_node.contains(&unique);
         match va {
             Some(va) => {
                 let st = va.status.as_ref();
