@@ -80,8 +80,14 @@ impl Cluster {
             .clone()
             .map(|c| format!("context {c}"))
             .unwrap_or_else(|| "the current context".into());
+        let mut context_label = context_label;
         let mut config = match load_kubeconfig(o.kubeconfig.as_deref())? {
             Some(kc) => {
+                if o.context.is_none() {
+                    if let Some(cur) = kc.current_context.as_ref().filter(|c| !c.is_empty()) {
+                        context_label = format!("context {cur}");
+                    }
+                }
                 if let Some(want) = &o.context {
                     if !kc.contexts.iter().any(|c| &c.name == want) {
                         let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();

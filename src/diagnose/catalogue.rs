@@ -53,6 +53,12 @@ pub struct StepDef {
     /// (see `steps::AVAILABLE`).
     #[serde(default)]
     pub requires: Option<String>,
+    /// Only when all these names are known in this case (e.g. `lock_id`).
+    #[serde(default)]
+    pub when: Vec<String>,
+    /// Only when none of these names is known.
+    #[serde(default)]
+    pub unless: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -264,6 +264,11 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs) -> Vec<Step> {
         {
             continue;
         }
+        if d.when.iter().any(|v| !vars.contains_key(v.as_str()))
+            || d.unless.iter().any(|v| vars.contains_key(v.as_str()))
+        {
+            continue;
+        }
         if let Some(client) = &d.install {
             let client = fill(client, vars);
             out.extend(install_steps(&fill(&d.text, vars), &client, vars, os));

@@ -115,6 +115,10 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 a.evidence.push(line.clone());
             }
             a.vars.entry("other_node").or_insert_with(|| node.clone());
+            if t != "multi_attach" {
+                // For RBD, the node still using the claim is the likely lock or watch holder.
+                a.vars.entry("holder_node").or_insert_with(|| node.clone());
+            }
             if !pod.is_empty() {
                 a.vars.entry("other_pod").or_insert_with(|| pod.clone());
             }

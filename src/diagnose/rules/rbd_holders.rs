@@ -48,6 +48,9 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             a.vars.insert("locker_addr", lock.address.clone());
             if let Some(host) = lock.address.split(':').next() {
                 a.vars.insert("locker_host", host.to_string());
+                if let Some(node) = node_with_address(case, host) {
+                    a.vars.insert("holder_node", node);
+                }
                 if let Some(line) = holder_vs_node(case, host) {
                     a.evidence.push(line);
                 }
@@ -86,6 +89,20 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             a.vars.insert("watcher_addr", w.address.clone());
         }
     }
+}
+
+/// The node whose name or one of whose addresses is `host`.
+fn node_with_address(case: &Case, host: &str) -> Option<String> {
+    case.nodes
+        .iter()
+        .find(|n| {
+            n.metadata.name.as_deref() == Some(host)
+                || n.status
+                    .iter()
+                    .flat_map(|s| s.addresses.iter().flatten())
+                    .any(|a| a.address == host)
+        })
+        .and_then(|n| n.metadata.name.clone())
 }
 
 /// Is the holder this pod's own node (a leftover map there) or another one (the old node)?
