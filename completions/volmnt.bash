@@ -28,6 +28,12 @@ _volmnt() {
             volmnt,help)
                 cmd="volmnt__subcmd__help"
                 ;;
+            volmnt,node)
+                cmd="volmnt__subcmd__node"
+                ;;
+            volmnt,rbd)
+                cmd="volmnt__subcmd__rbd"
+                ;;
             volmnt__subcmd__doctor,help)
                 cmd="volmnt__subcmd__doctor__subcmd__help"
                 ;;
@@ -58,11 +64,47 @@ _volmnt() {
             volmnt__subcmd__help,help)
                 cmd="volmnt__subcmd__help__subcmd__help"
                 ;;
+            volmnt__subcmd__help,node)
+                cmd="volmnt__subcmd__help__subcmd__node"
+                ;;
+            volmnt__subcmd__help,rbd)
+                cmd="volmnt__subcmd__help__subcmd__rbd"
+                ;;
             volmnt__subcmd__help__subcmd__doctor,namespace)
                 cmd="volmnt__subcmd__help__subcmd__doctor__subcmd__namespace"
                 ;;
             volmnt__subcmd__help__subcmd__doctor,pod)
                 cmd="volmnt__subcmd__help__subcmd__doctor__subcmd__pod"
+                ;;
+            volmnt__subcmd__help__subcmd__node,check)
+                cmd="volmnt__subcmd__help__subcmd__node__subcmd__check"
+                ;;
+            volmnt__subcmd__help__subcmd__rbd,status)
+                cmd="volmnt__subcmd__help__subcmd__rbd__subcmd__status"
+                ;;
+            volmnt__subcmd__node,check)
+                cmd="volmnt__subcmd__node__subcmd__check"
+                ;;
+            volmnt__subcmd__node,help)
+                cmd="volmnt__subcmd__node__subcmd__help"
+                ;;
+            volmnt__subcmd__node__subcmd__help,check)
+                cmd="volmnt__subcmd__node__subcmd__help__subcmd__check"
+                ;;
+            volmnt__subcmd__node__subcmd__help,help)
+                cmd="volmnt__subcmd__node__subcmd__help__subcmd__help"
+                ;;
+            volmnt__subcmd__rbd,help)
+                cmd="volmnt__subcmd__rbd__subcmd__help"
+                ;;
+            volmnt__subcmd__rbd,status)
+                cmd="volmnt__subcmd__rbd__subcmd__status"
+                ;;
+            volmnt__subcmd__rbd__subcmd__help,help)
+                cmd="volmnt__subcmd__rbd__subcmd__help__subcmd__help"
+                ;;
+            volmnt__subcmd__rbd__subcmd__help,status)
+                cmd="volmnt__subcmd__rbd__subcmd__help__subcmd__status"
                 ;;
             *)
                 ;;
@@ -71,18 +113,18 @@ _volmnt() {
 
     case "${cmd}" in
         volmnt)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor completions help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor node rbd completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -116,11 +158,11 @@ _volmnt() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -154,11 +196,11 @@ _volmnt() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -264,11 +306,11 @@ _volmnt() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -334,11 +376,11 @@ _volmnt() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -376,11 +418,11 @@ _volmnt() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -407,7 +449,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help)
-            opts="explain doctor completions help"
+            opts="explain doctor node rbd completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,6 +539,298 @@ _volmnt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__node)
+            opts="check"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__node__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__rbd)
+            opts="status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__rbd__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node)
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__check)
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__help)
+            opts="check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd)
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd__subcmd__help)
+            opts="status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd__subcmd__status)
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

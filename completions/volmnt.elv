@@ -32,6 +32,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --version 'Print version'
             cand explain 'Classify raw error messages (event messages, kubelet log lines, mount output)'
             cand doctor 'Diagnose a stuck pod'
+            cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
+            cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -120,6 +122,82 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;doctor;help;help'= {
         }
+        &'volmnt;node'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Check nodes'' mount prerequisites (not built yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;node;check'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;node;help'= {
+            cand check 'Check nodes'' mount prerequisites (not built yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;node;help;check'= {
+        }
+        &'volmnt;node;help;help'= {
+        }
+        &'volmnt;rbd'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand status 'List an image''s locks and watchers (not built yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;rbd;status'= {
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;rbd;help'= {
+            cand status 'List an image''s locks and watchers (not built yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'volmnt;rbd;help;status'= {
+        }
+        &'volmnt;rbd;help;help'= {
+        }
         &'volmnt;completions'= {
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
@@ -137,6 +215,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help'= {
             cand explain 'Classify raw error messages (event messages, kubelet log lines, mount output)'
             cand doctor 'Diagnose a stuck pod'
+            cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
+            cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -149,6 +229,16 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;doctor;pod'= {
         }
         &'volmnt;help;doctor;namespace'= {
+        }
+        &'volmnt;help;node'= {
+            cand check 'Check nodes'' mount prerequisites (not built yet)'
+        }
+        &'volmnt;help;node;check'= {
+        }
+        &'volmnt;help;rbd'= {
+            cand status 'List an image''s locks and watchers (not built yet)'
+        }
+        &'volmnt;help;rbd;status'= {
         }
         &'volmnt;help;completions'= {
         }

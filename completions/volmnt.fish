@@ -26,7 +26,8 @@ end
 
 complete -c volmnt -n "__fish_volmnt_needs_command" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_needs_command" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -38,12 +39,15 @@ complete -c volmnt -n "__fish_volmnt_needs_command" -s h -l help -d 'Print help 
 complete -c volmnt -n "__fish_volmnt_needs_command" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "doctor" -d 'Diagnose a stuck pod'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "node" -d 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "rbd" -d 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l node-os -d 'The node\'s OS (osImage such as "Ubuntu 22.04.4 LTS", or rhel|debian|suse|alpine|immutable), for install commands' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -55,7 +59,8 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d '
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -77,7 +82,8 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -92,7 +98,8 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l concurrency -d 'Pods diagnosed at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -106,9 +113,70 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
-yaml\t'The same document as YAML'"
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -118,9 +186,13 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l request-ti
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "node" -d 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "rbd" -d 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'

@@ -86,6 +86,12 @@ pub enum Command {
     /// Diagnose a stuck pod
     #[command(subcommand)]
     Doctor(DoctorCommand),
+    /// Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight
+    #[command(subcommand)]
+    Node(crate::commands::node::NodeCommand),
+    /// Find who holds an RBD image (locks and watchers) and release it only when provably stale
+    #[command(subcommand)]
+    Rbd(crate::commands::rbd::RbdCommand),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }

@@ -261,6 +261,7 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         render::Format::Json => render::json::to_json(&doc),
         render::Format::Yaml => render::json::to_yaml(&doc),
         render::Format::Text => Ok(namespace_text(&doc, global.color.enabled())),
+        render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
     }
     .map_err(Error::Output)?;
     super::emit(&out)?;

@@ -3,6 +3,8 @@
 pub mod completions;
 pub mod doctor;
 pub mod explain;
+pub mod node;
+pub mod rbd;
 
 use std::io::Write;
 
@@ -15,6 +17,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Explain(a) => explain::run(a, &cli.global),
         Command::Doctor(DoctorCommand::Pod(a)) => doctor::run_pod(a, &cli.global),
         Command::Doctor(DoctorCommand::Namespace(a)) => doctor::run_namespace(a, &cli.global),
+        Command::Node(c) => node::run(c, &cli.global),
+        Command::Rbd(c) => rbd::run(c, &cli.global),
         Command::Completions(a) => completions::run(a),
     }
 }

@@ -16,6 +16,8 @@ pub enum Format {
     Json,
     /// The same document as YAML.
     Yaml,
+    /// JUnit XML, one test case per node and requirement (node check only).
+    Junit,
 }
 
 /// Whether to colour text output.
@@ -81,8 +83,12 @@ pub fn render(report: &Report, format: Format, color: bool) -> Result<String, St
         Format::Text => Ok(text::report(&r, color)),
         Format::Json => json::to_json(&r),
         Format::Yaml => json::to_yaml(&r),
+        Format::Junit => Err(JUNIT_ONLY.into()),
     }
 }
+
+/// `-o junit` is a node-check format; the diagnosis reports have no test cases.
+pub const JUNIT_ONLY: &str = "-o junit is only for `volmnt node check`";
 
 /// Render the reports of `volmnt explain` (one per message) as one document.
 pub fn render_many(reports: &[Report], format: Format, color: bool) -> Result<String, String> {
@@ -96,5 +102,6 @@ pub fn render_many(reports: &[Report], format: Format, color: bool) -> Result<St
             .join("\n")),
         Format::Json => json::to_json(&json::Messages { messages: &rs }),
         Format::Yaml => json::to_yaml(&json::Messages { messages: &rs }),
+        Format::Junit => Err(JUNIT_ONLY.into()),
     }
 }
