@@ -94,6 +94,13 @@ median_ms=$(printf '%s\n' "${times_ms[@]}" | sort -n | sed -n "$(((E2E_RUNS + 1)
 [ "$median_ms" -gt 0 ] || median_ms=1
 if [ -n "$gnu_time" ]; then rss_how="/usr/bin/time -v"; else rss_how="VmHWM sampled every 20 ms"; fi
 
+# --- live: the release binary against the in-process fake API server (benches/live.rs) ---
+# Environment: VOLMNT_BENCH_LATENCY_MS (default 50), VOLMNT_BENCH_LIVE_SIZES (default
+# 1000,5000,10000,10000:200: pods, or pods:stuck), VOLMNT_BENCH_RUNS (runs of doctor pod).
+LIVE_SIZES=${VOLMNT_BENCH_LIVE_SIZES:-1000,5000,10000,10000:200}
+step "live: cargo bench --bench live (latency ${VOLMNT_BENCH_LATENCY_MS:-50} ms, clusters $LIVE_SIZES)"
+VOLMNT_BENCH_LIVE_SIZES=$LIVE_SIZES cargo bench --bench live
+
 # x.y from an integer ratio scaled by 10
 dec() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
 e2e_mibs=$(dec $((log_bytes * 10000 / (median_ms * 1048576))))
@@ -118,3 +125,24 @@ row "  peak RSS above RSS before" "$(get offline_peak_extra_mib)" "MiB"
 row "binary: doctor pod -f LOG -o json, wall" "$median_ms" "ms (median of $E2E_RUNS, $e2e_mib MiB log)"
 row "binary: throughput" "$e2e_mibs" "MiB/s"
 row "binary: max RSS" "$rss_mib" "MiB ($rss_how)"
+
+# live rows (benches/live.rs writes them to the same summary file)
+getu() { grep "^$1"$'\t' "$VOLMNT_BENCH_SUMMARY" | cut -f3 || true; }
+lat=$(get live_pod_latency_ms)
+row "live: doctor pod, 5 PVCs, ${lat} ms/request, wall" "$(get live_pod_ms)" "ms median ($(get live_pod_requests) requests in $(get live_pod_waves) waves)"
+row "live: doctor pod, same, latency 0, wall" "$(get live_pod_ms_0)" "ms median"
+row "live: doctor pod, 2,000 pods in its namespace" "$(get live_pod_bigns_ms)" "ms ($(get live_pod_bigns_requests) requests in $(get live_pod_bigns_waves) waves)"
+for spec in ${LIVE_SIZES//,/ }; do
+  pods=${spec%%:*}
+  stuck=$((pods / 5))
+  [ "$spec" = "$pods" ] || stuck=${spec#*:}
+  tag=$pods
+  [ "$stuck" -eq $((pods / 5)) ] || tag="${pods}s${stuck}"
+  k="live_ns_$tag"
+  row "live: doctor namespace -A, $pods pods/$stuck stuck" "$(get "${k}_ms")" "ms wall ($(get "${k}_requests") requests, $(get "${k}_round_trips") round trips; found $(get "${k}_stuck"))"
+  row "  peak RSS of volmnt" "$(get "${k}_rss_mib")" "MiB ($(get "${k}_served_mib") MiB JSON served; volmnt CPU $(get "${k}_cpu_ms") ms)"
+  row "  fake server CPU (not volmnt)" "$(get "${k}_server_cpu_ms")" "ms (wall minus latency and server: $(get "${k}_own_ms") ms)"
+  row "  doctor pod on one of its stuck pods" "$(get "${k}_pod_ms")" "ms ($(get "${k}_pod_requests") requests in $(get "${k}_pod_waves") waves)"
+done
+row "live: RSS growth, cluster and stuck pods grow" "$(get live_ns_rss_growth | tail -1)" "$(getu live_ns_rss_growth | tail -1)"
+row "live: RSS growth, only the cluster grows" "$(get live_ns_rss_growth_fixed_stuck | tail -1)" "$(getu live_ns_rss_growth_fixed_stuck | tail -1)"
