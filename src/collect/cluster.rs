@@ -152,9 +152,11 @@ impl Cluster {
         self.requests.load(Ordering::Relaxed)
     }
 
-    /// Reads refused so far.
+    /// Reads refused so far, sorted (requests finish in any order; reports must not).
     pub fn denied(&self) -> Vec<String> {
-        self.denied.lock().map(|d| d.clone()).unwrap_or_default()
+        let mut d = self.denied.lock().map(|d| d.clone()).unwrap_or_default();
+        d.sort();
+        d
     }
 
     fn record_denied(&self, what: String) {
@@ -324,7 +326,10 @@ impl Cluster {
         Ok(case)
     }
 
-    /// Waves 2 and 3 for one pod. `shared` carries what a namespace-wide run read once.
+    /// Waves 2 and 3 for one pod, as two chains that run side by side: (A) the claims, then
+    /// their PVs and those PVs' VolumeAttachments; (B) everything else that needs only the pod,
+    /// then the nodes of other pods on the claims. A long paginated list in one chain never
+    /// delays the other's next step.
     pub async fn fill_from_pod(&self, case: &mut Case, pod: Pod) -> Result<()> {
         let c = self.client.clone();
         let ns = pod
@@ -336,169 +341,223 @@ impl Cluster {
         let refs = PodRefs::of(&pod);
         let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
 
-        // Wave 2: everything that needs only the pod, concurrently.
-        let events_core = async {
-            let lp = ListParams::default().fields(&format!(
-                "involvedObject.name={name},involvedObject.namespace={ns},involvedObject.kind=Pod"
-            ));
-            self.list(
-                Api::<CoreEvent>::namespaced(c.clone(), &ns),
-                lp,
-                Access::ns("events", &ns),
-                |_| true,
-            )
-            .await
-            .map(|f| match f {
-                Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_core).collect::<Vec<_>>()),
-                Fetch::Missing => Fetch::Missing,
-                Fetch::Denied => Fetch::Denied,
-            })
-        };
-        let events_new = async {
-            let lp = ListParams::default().fields(&format!(
-                "regarding.name={name},regarding.namespace={ns},regarding.kind=Pod"
-            ));
-            // Absent on clusters without events.k8s.io/v1 (404): that is fine.
-            self.list(
-                Api::<EventsV1>::namespaced(c.clone(), &ns),
-                lp,
-                Access::group_ns("events", "events.k8s.io", &ns),
-                |_| true,
-            )
-            .await
-            .map(|f| match f {
-                Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_v1).collect::<Vec<_>>()),
-                Fetch::Missing => Fetch::Missing,
-                Fetch::Denied => Fetch::Denied,
-            })
-        };
-        let pvcs = join_all(refs.claims.iter().map(|claim| {
-            let api = Api::<PersistentVolumeClaim>::namespaced(c.clone(), &ns);
-            let ns = ns.clone();
-            async move {
-                let f = self
-                    .get(api, claim, Access::ns("persistentvolumeclaims", &ns))
-                    .await;
-                (claim.clone(), f)
+        let chain_a = async {
+            let pvcs = join_all(refs.claims.iter().map(|claim| {
+                let api = Api::<PersistentVolumeClaim>::namespaced(c.clone(), &ns);
+                let ns = ns.clone();
+                async move {
+                    let f = self
+                        .get(api, claim, Access::ns("persistentvolumeclaims", &ns))
+                        .await;
+                    (claim.clone(), f)
+                }
+            }))
+            .await;
+            let mut got = Vec::new();
+            for (claim, f) in pvcs {
+                got.push((claim, f?));
             }
-        }));
-        let node = async {
-            match &node_name {
-                Some(n) => {
-                    self.get(Api::<Node>::all(c.clone()), n, Access::cluster("nodes"))
+            let pv_names: BTreeSet<String> = got
+                .iter()
+                .filter_map(|(_, f)| match f {
+                    Fetch::Got(pvc) => pvc.spec.as_ref()?.volume_name.clone(),
+                    _ => None,
+                })
+                .collect();
+            let pvs = join_all(pv_names.iter().map(|n| {
+                let api = Api::<PersistentVolume>::all(c.clone());
+                async move { self.get(api, n, Access::cluster("persistentvolumes")).await }
+            }));
+            // Only this pod's PVs' attachments are kept, page by page.
+            let vas = async {
+                if pv_names.is_empty() {
+                    return Ok(Fetch::Got(Vec::new()));
+                }
+                let wanted = pv_names.clone();
+                self.list(
+                    Api::<VolumeAttachment>::all(c.clone()),
+                    ListParams::default(),
+                    Access::group_cluster("volumeattachments", "storage.k8s.io"),
+                    move |va: &VolumeAttachment| {
+                        va.spec
+                            .source
+                            .persistent_volume_name
+                            .as_ref()
+                            .is_some_and(|p| wanted.contains(p))
+                    },
+                )
+                .await
+            };
+            let (pvs, vas) = futures::join!(pvs, vas);
+            Ok::<_, Error>((got, pvs, vas?))
+        };
+
+        let chain_b = async {
+            let events_core = async {
+                let lp = ListParams::default().fields(&format!(
+                    "involvedObject.name={name},involvedObject.namespace={ns},involvedObject.kind=Pod"
+                ));
+                self.list(
+                    Api::<CoreEvent>::namespaced(c.clone(), &ns),
+                    lp,
+                    Access::ns("events", &ns),
+                    |_| true,
+                )
+                .await
+                .map(|f| match f {
+                    Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_core).collect::<Vec<_>>()),
+                    Fetch::Missing => Fetch::Missing,
+                    Fetch::Denied => Fetch::Denied,
+                })
+            };
+            let events_new = async {
+                let lp = ListParams::default().fields(&format!(
+                    "regarding.name={name},regarding.namespace={ns},regarding.kind=Pod"
+                ));
+                // Absent on clusters without events.k8s.io/v1 (404): that is fine.
+                self.list(
+                    Api::<EventsV1>::namespaced(c.clone(), &ns),
+                    lp,
+                    Access::group_ns("events", "events.k8s.io", &ns),
+                    |_| true,
+                )
+                .await
+                .map(|f| match f {
+                    Fetch::Got(v) => Fetch::Got(v.iter().map(event_from_v1).collect::<Vec<_>>()),
+                    Fetch::Missing => Fetch::Missing,
+                    Fetch::Denied => Fetch::Denied,
+                })
+            };
+            let node = async {
+                match &node_name {
+                    Some(n) => {
+                        self.get(Api::<Node>::all(c.clone()), n, Access::cluster("nodes"))
+                            .await
+                    }
+                    None => Ok(Fetch::Missing),
+                }
+            };
+            let csinode = async {
+                match &node_name {
+                    Some(n) => {
+                        self.get(
+                            Api::<CSINode>::all(c.clone()),
+                            n,
+                            Access::group_cluster("csinodes", "storage.k8s.io"),
+                        )
                         .await
+                    }
+                    None => Ok(Fetch::Missing),
                 }
-                None => Ok(Fetch::Missing),
-            }
-        };
-        let csinode = async {
-            match &node_name {
-                Some(n) => {
-                    self.get(
-                        Api::<CSINode>::all(c.clone()),
-                        n,
-                        Access::group_cluster("csinodes", "storage.k8s.io"),
+            };
+            let configmaps = join_all(refs.configmaps.iter().map(|cm| {
+                let api = Api::<ConfigMap>::namespaced(c.clone(), &ns);
+                let ns = ns.clone();
+                async move {
+                    (
+                        cm.clone(),
+                        self.exists(api, cm, Access::ns("configmaps", &ns)).await,
                     )
-                    .await
                 }
-                None => Ok(Fetch::Missing),
-            }
-        };
-        let configmaps = join_all(refs.configmaps.iter().map(|cm| {
-            let api = Api::<ConfigMap>::namespaced(c.clone(), &ns);
-            let ns = ns.clone();
-            async move {
-                (
-                    cm.clone(),
-                    self.exists(api, cm, Access::ns("configmaps", &ns)).await,
-                )
-            }
-        }));
-        let secrets = join_all(refs.secrets.iter().map(|s| {
-            let api = Api::<Secret>::namespaced(c.clone(), &ns);
-            let ns = ns.clone();
-            async move {
-                (
-                    s.clone(),
-                    self.exists(api, s, Access::ns("secrets", &ns)).await,
-                )
-            }
-        }));
-        let claim_set: BTreeSet<String> = refs.claims.iter().cloned().collect();
-        let other_pods = async {
-            if refs.claims.is_empty() {
-                return Ok(Fetch::Got(Vec::new()));
-            }
-            let name = name.clone();
-            self.list(
-                Api::<Pod>::namespaced(c.clone(), &ns),
-                ListParams::default(),
-                Access::ns("pods", &ns),
-                move |p| {
-                    p.metadata.name.as_deref() != Some(name.as_str())
-                        && !PodRefs::of(p).claims.is_disjoint(&claim_set)
-                },
-            )
-            .await
-        };
-        let attachments = async {
-            self.list(
-                Api::<VolumeAttachment>::all(c.clone()),
-                ListParams::default(),
-                Access::group_cluster("volumeattachments", "storage.k8s.io"),
-                |_| true,
-            )
-            .await
-        };
-        let drivers = async {
-            self.list(
+            }));
+            let secrets = join_all(refs.secrets.iter().map(|s| {
+                let api = Api::<Secret>::namespaced(c.clone(), &ns);
+                let ns = ns.clone();
+                async move {
+                    (
+                        s.clone(),
+                        self.exists(api, s, Access::ns("secrets", &ns)).await,
+                    )
+                }
+            }));
+            let claim_set: BTreeSet<String> = refs.claims.iter().cloned().collect();
+            // Other users of the claims, and then (same chain) the nodes they run on.
+            let others_and_nodes = async {
+                if refs.claims.is_empty() {
+                    return Ok((Vec::new(), Vec::new()));
+                }
+                let me = name.clone();
+                let others = self
+                    .list(
+                        Api::<Pod>::namespaced(c.clone(), &ns),
+                        ListParams::default(),
+                        Access::ns("pods", &ns),
+                        move |p| {
+                            p.metadata.name.as_deref() != Some(me.as_str())
+                                && !PodRefs::of(p).claims.is_disjoint(&claim_set)
+                        },
+                    )
+                    .await?
+                    .ok()
+                    .unwrap_or_default();
+                let mut other_nodes: Vec<String> = others
+                    .iter()
+                    .filter_map(|p| p.spec.as_ref()?.node_name.clone())
+                    .filter(|n| Some(n) != node_name.as_ref())
+                    .collect();
+                other_nodes.sort();
+                other_nodes.dedup();
+                let nodes = join_all(other_nodes.iter().map(|n| {
+                    let api = Api::<Node>::all(c.clone());
+                    async move { self.get(api, n, Access::cluster("nodes")).await }
+                }))
+                .await;
+                let mut got = Vec::new();
+                for f in nodes {
+                    if let Fetch::Got(n) = f? {
+                        got.push(n);
+                    }
+                }
+                Ok::<_, Error>((others, got))
+            };
+            let drivers = self.list(
                 Api::<CSIDriver>::all(c.clone()),
                 ListParams::default(),
                 Access::group_cluster("csidrivers", "storage.k8s.io"),
                 |_| true,
-            )
-            .await
-        };
-        let classes = async {
-            self.list(
+            );
+            let classes = self.list(
                 Api::<StorageClass>::all(c.clone()),
                 ListParams::default(),
                 Access::group_cluster("storageclasses", "storage.k8s.io"),
                 |_| true,
-            )
-            .await
+            );
+            let (ev_core, ev_new, node, csinode, configmaps, secrets, others, drivers, classes) = futures::join!(
+                events_core,
+                events_new,
+                node,
+                csinode,
+                configmaps,
+                secrets,
+                others_and_nodes,
+                drivers,
+                classes
+            );
+            Ok::<_, Error>((
+                ev_core?, ev_new?, node?, csinode?, configmaps, secrets, others?, drivers?,
+                classes?,
+            ))
         };
+
+        let (a, b) = futures::join!(chain_a, chain_b);
+        let (pvcs, pvs, vas) = a?;
         let (
             ev_core,
             ev_new,
-            pvcs,
             node,
             csinode,
             configmaps,
             secrets,
-            others,
-            vas,
+            (others, other_nodes),
             drivers,
             classes,
-        ) = futures::join!(
-            events_core,
-            events_new,
-            pvcs,
-            node,
-            csinode,
-            configmaps,
-            secrets,
-            other_pods,
-            attachments,
-            drivers,
-            classes
-        );
+        ) = b?;
 
         let mut events: Vec<Event> = Vec::new();
-        if let Fetch::Got(v) = ev_core? {
+        if let Fetch::Got(v) = ev_core {
             events.extend(v);
         }
-        if let Fetch::Got(v) = ev_new? {
+        if let Fetch::Got(v) = ev_new {
             // The two APIs serve one store; keep one copy of each event.
             for e in v {
                 if !events
@@ -510,99 +569,46 @@ impl Cluster {
             }
         }
         case.events = events;
-        let mut pv_names = Vec::new();
+        let missing = |kind: &str, n: String| ObjectRef {
+            kind: Some(kind.into()),
+            namespace: Some(ns.clone()),
+            name: Some(n),
+            uid: None,
+        };
         for (claim, f) in pvcs {
-            match f? {
-                Fetch::Got(pvc) => {
-                    if let Some(v) = pvc.spec.as_ref().and_then(|s| s.volume_name.clone()) {
-                        pv_names.push(v);
-                    }
-                    case.pvcs.push(pvc);
-                }
-                Fetch::Missing => case.missing.push(ObjectRef {
-                    kind: Some("PersistentVolumeClaim".into()),
-                    namespace: Some(ns.clone()),
-                    name: Some(claim),
-                    uid: None,
-                }),
+            match f {
+                Fetch::Got(pvc) => case.pvcs.push(pvc),
+                Fetch::Missing => case.missing.push(missing("PersistentVolumeClaim", claim)),
                 Fetch::Denied => {}
             }
         }
-        let node = node?.ok();
-        if let Some(cn) = csinode?.ok() {
-            case.csi_nodes.push(cn);
-        }
-        for (name, f) in configmaps {
-            match f? {
-                Fetch::Got(()) => case.configmaps.push(name),
-                Fetch::Missing => case.missing.push(ObjectRef {
-                    kind: Some("ConfigMap".into()),
-                    namespace: Some(ns.clone()),
-                    name: Some(name),
-                    uid: None,
-                }),
-                Fetch::Denied => {}
-            }
-        }
-        for (name, f) in secrets {
-            match f? {
-                Fetch::Got(()) => case.secrets.push(name),
-                Fetch::Missing => case.missing.push(ObjectRef {
-                    kind: Some("Secret".into()),
-                    namespace: Some(ns.clone()),
-                    name: Some(name),
-                    uid: None,
-                }),
-                Fetch::Denied => {}
-            }
-        }
-        let others = others?.ok().unwrap_or_default();
-        let vas = vas?.ok().unwrap_or_default();
-        case.csi_drivers = drivers?.ok().unwrap_or_default();
-        case.storage_classes = classes?.ok().unwrap_or_default();
-
-        // Wave 3: the PVs, and the nodes of other pods using the claims.
-        let mut other_nodes: Vec<String> = others
-            .iter()
-            .filter_map(|p| p.spec.as_ref()?.node_name.clone())
-            .filter(|n| Some(n) != node_name.as_ref())
-            .collect();
-        other_nodes.sort();
-        other_nodes.dedup();
-        let pvs = join_all(pv_names.iter().map(|n| {
-            let api = Api::<PersistentVolume>::all(c.clone());
-            async move { self.get(api, n, Access::cluster("persistentvolumes")).await }
-        }));
-        let nodes = join_all(other_nodes.iter().map(|n| {
-            let api = Api::<Node>::all(c.clone());
-            async move { self.get(api, n, Access::cluster("nodes")).await }
-        }));
-        let (pvs, nodes) = futures::join!(pvs, nodes);
         for f in pvs {
             if let Fetch::Got(pv) = f? {
                 case.pvs.push(pv);
             }
         }
-        case.nodes.extend(node);
-        for f in nodes {
-            if let Fetch::Got(n) = f? {
-                case.nodes.push(n);
+        case.volume_attachments = vas.ok().unwrap_or_default();
+        if let Some(cn) = csinode.ok() {
+            case.csi_nodes.push(cn);
+        }
+        for (cm, f) in configmaps {
+            match f? {
+                Fetch::Got(()) => case.configmaps.push(cm),
+                Fetch::Missing => case.missing.push(missing("ConfigMap", cm)),
+                Fetch::Denied => {}
             }
         }
-        // Only the attachments of this pod's PVs matter (their errors are classified in diagnose).
-        let pv_set: BTreeSet<&str> = pv_names.iter().map(String::as_str).collect();
-        for va in vas {
-            let pv = va
-                .spec
-                .source
-                .persistent_volume_name
-                .as_deref()
-                .unwrap_or("");
-            if !pv_set.contains(pv) {
-                continue;
+        for (sec, f) in secrets {
+            match f? {
+                Fetch::Got(()) => case.secrets.push(sec),
+                Fetch::Missing => case.missing.push(missing("Secret", sec)),
+                Fetch::Denied => {}
             }
-            case.volume_attachments.push(va);
         }
+        case.csi_drivers = drivers.ok().unwrap_or_default();
+        case.storage_classes = classes.ok().unwrap_or_default();
+        case.nodes.extend(node.ok());
+        case.nodes.extend(other_nodes);
         case.other_pods = others;
         case.pod = Some(pod);
         Ok(())
@@ -719,8 +725,8 @@ impl PodRefs {
 pub struct Shared {
     /// Failure events by (namespace, pod name).
     pub events: std::collections::HashMap<(String, String), Vec<Event>>,
-    /// Pods that use a claim (to find other users of a stuck pod's claims).
-    pub claim_users: Vec<Pod>,
+    /// Pods that use a claim, in compact form (to find other users of a stuck pod's claims).
+    pub claim_users: Vec<ClaimUser>,
     pub pvcs: std::collections::HashMap<(String, String), PersistentVolumeClaim>,
     pub pvs: std::collections::HashMap<String, PersistentVolume>,
     pub nodes: std::collections::HashMap<String, Node>,
@@ -741,10 +747,9 @@ impl Shared {
     fn pods_using(&self, ns: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod> {
         self.claim_users
             .iter()
-            .filter(|p| p.metadata.namespace.as_deref() == Some(ns))
-            .filter(|p| p.metadata.name.as_deref() != Some(except))
-            .filter(|p| !PodRefs::of(p).claims.is_disjoint(claims))
-            .cloned()
+            .filter(|u| u.namespace == ns && u.name != except)
+            .filter(|u| u.claims.iter().any(|c| claims.contains(c)))
+            .map(ClaimUser::to_pod)
             .collect()
     }
 
@@ -907,68 +912,7 @@ impl Cluster {
     ) -> Result<Vec<Case>> {
         let c = self.client.clone();
         let scope = namespace.unwrap_or("(all namespaces)");
-        let pods_api: Api<Pod> = match namespace {
-            Some(ns) => Api::namespaced(c.clone(), ns),
-            None => Api::all(c.clone()),
-        };
-        let mut stuck: Vec<Pod> = Vec::new();
-        let mut claim_users: Vec<Pod> = Vec::new();
-        let pods_access = match namespace {
-            Some(ns) => Access::ns("pods", ns),
-            None => Access::cluster("pods"),
-        };
-        match self
-            .list(pods_api, ListParams::default(), pods_access, |p| {
-                if is_stuck(p, now_secs, min_age) {
-                    stuck.push(p.clone());
-                } else if !PodRefs::of(p).claims.is_empty() {
-                    claim_users.push(slim(p));
-                }
-                false
-            })
-            .await?
-        {
-            Fetch::Got(_) => {}
-            Fetch::Missing => {
-                return Err(Error::Input {
-                    context: format!("namespace {scope}"),
-                    message: "not found".into(),
-                })
-            }
-            Fetch::Denied => {
-                return Err(Error::Unreachable(format!(
-                    "not allowed to list pods in {scope} ({}); deploy/rbac.yaml has the role volmnt needs",
-                    pods_access.describe("list")
-                )))
-            }
-        }
-        if stuck.is_empty() {
-            return Ok(Vec::new());
-        }
-        let wanted_pods: BTreeSet<(String, String)> = stuck
-            .iter()
-            .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
-            .collect();
-        let mut wanted_claims: BTreeSet<(String, String)> = BTreeSet::new();
-        let mut wanted_nodes: BTreeSet<String> = BTreeSet::new();
-        for p in stuck.iter() {
-            for cl in PodRefs::of(p).claims {
-                wanted_claims.insert((ns_of(p), cl));
-            }
-            wanted_nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
-        }
-        for p in claim_users.iter() {
-            let ns = ns_of(p);
-            if PodRefs::of(p)
-                .claims
-                .iter()
-                .any(|cl| wanted_claims.contains(&(ns.clone(), cl.clone())))
-            {
-                wanted_nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
-            }
-        }
-        let ns_api = |ns: Option<&str>| ns.map(|n| n.to_string());
-        let scope_ns = ns_api(namespace);
+        let scope_ns = namespace.map(str::to_string);
         macro_rules! api_for {
             ($t:ty) => {
                 match &scope_ns {
@@ -985,36 +929,97 @@ impl Cluster {
             },
             None => Access::cluster(res),
         };
-        let is_failure = |e: &Event| {
-            e.kind.as_deref() == Some("Warning")
-                || [
-                    "FailedMount",
-                    "FailedAttachVolume",
-                    "FailedMapVolume",
-                    "FailedScheduling",
-                ]
-                .contains(&e.reason.as_str())
-        };
-        let mut events: std::collections::HashMap<(String, String), Vec<Event>> =
+
+        // Round 1, side by side: the pods (which are stuck, who uses claims), and every list
+        // that does not depend on them. Events are filtered by the server to warnings.
+        let mut stuck: Vec<Pod> = Vec::new();
+        let mut claim_users: Vec<ClaimUser> = Vec::new();
+        let pods_access = access_ns("pods");
+        let pods_fut = self.list(api_for!(Pod), ListParams::default(), pods_access, |p| {
+            if is_stuck(p, now_secs, min_age) {
+                stuck.push(p.clone());
+            } else if !PodRefs::of(p).claims.is_empty() {
+                claim_users.push(ClaimUser::of(p));
+            }
+            false
+        });
+        let mut warnings: std::collections::HashMap<(String, String), Vec<Event>> =
             std::collections::HashMap::new();
         let events_fut = self.list(
             api_for!(CoreEvent),
-            ListParams::default().fields("involvedObject.kind=Pod"),
+            ListParams::default().fields("involvedObject.kind=Pod,type=Warning"),
             access_ns("events"),
             |e: &CoreEvent| {
                 let key = (
                     e.involved_object.namespace.clone().unwrap_or_default(),
                     e.involved_object.name.clone().unwrap_or_default(),
                 );
-                if wanted_pods.contains(&key) {
-                    let ev = event_from_core(e);
-                    if is_failure(&ev) {
-                        events.entry(key).or_default().push(ev);
-                    }
-                }
+                warnings.entry(key).or_default().push(event_from_core(e));
                 false
             },
         );
+        let cm_fut = self.list_names::<ConfigMap>(api_for!(ConfigMap), access_ns("configmaps"));
+        let sec_fut = self.list_names::<Secret>(api_for!(Secret), access_ns("secrets"));
+        let drivers_fut = self.list(
+            Api::<CSIDriver>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("csidrivers", "storage.k8s.io"),
+            |_| true,
+        );
+        let classes_fut = self.list(
+            Api::<StorageClass>::all(c.clone()),
+            ListParams::default(),
+            Access::group_cluster("storageclasses", "storage.k8s.io"),
+            |_| true,
+        );
+        let (pods_r, ev_r, cms, secs, drivers, classes) = futures::join!(
+            pods_fut,
+            events_fut,
+            cm_fut,
+            sec_fut,
+            drivers_fut,
+            classes_fut
+        );
+        match pods_r? {
+            Fetch::Got(_) => {}
+            Fetch::Missing => {
+                return Err(Error::Input {
+                    context: format!("namespace {scope}"),
+                    message: "not found".into(),
+                })
+            }
+            Fetch::Denied => {
+                return Err(Error::Unreachable(format!(
+                    "not allowed to list pods in {scope} ({}); deploy/rbac.yaml has the role volmnt needs",
+                    pods_access.describe("list")
+                )))
+            }
+        }
+        ev_r?;
+        if stuck.is_empty() {
+            return Ok(Vec::new());
+        }
+
+        // Round 2: what the stuck pods name, each list filtered page by page.
+        let wanted_pods: BTreeSet<(String, String)> = stuck
+            .iter()
+            .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+            .collect();
+        warnings.retain(|k, _| wanted_pods.contains(k));
+        let mut wanted_claims: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut wanted_nodes: BTreeSet<String> = BTreeSet::new();
+        for p in stuck.iter() {
+            for cl in PodRefs::of(p).claims {
+                wanted_claims.insert((ns_of(p), cl));
+            }
+            wanted_nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
+        }
+        claim_users.retain(|u| {
+            u.claims
+                .iter()
+                .any(|cl| wanted_claims.contains(&(u.namespace.clone(), cl.clone())))
+        });
+        wanted_nodes.extend(claim_users.iter().filter_map(|u| u.node.clone()));
         let mut pvcs = std::collections::HashMap::new();
         let pvcs_fut = self.list(
             api_for!(PersistentVolumeClaim),
@@ -1031,25 +1036,50 @@ impl Cluster {
                 false
             },
         );
-        let mut pvs = std::collections::HashMap::new();
-        let pvs_fut = self.list(
-            Api::<PersistentVolume>::all(c.clone()),
-            ListParams::default(),
-            Access::cluster("persistentvolumes"),
-            |pv: &PersistentVolume| {
-                let claim = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref());
-                let key = claim.map(|r| {
-                    (
-                        r.namespace.clone().unwrap_or_default(),
-                        r.name.clone().unwrap_or_default(),
-                    )
-                });
-                if key.is_some_and(|k| wanted_claims.contains(&k)) {
-                    pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv.clone());
-                }
-                false
-            },
-        );
+        // The PVs bound to those claims, then only their VolumeAttachments.
+        let pvs_and_vas = async {
+            let mut pvs = std::collections::HashMap::new();
+            self.list(
+                Api::<PersistentVolume>::all(c.clone()),
+                ListParams::default(),
+                Access::cluster("persistentvolumes"),
+                |pv: &PersistentVolume| {
+                    let claim = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref());
+                    let key = claim.map(|r| {
+                        (
+                            r.namespace.clone().unwrap_or_default(),
+                            r.name.clone().unwrap_or_default(),
+                        )
+                    });
+                    if key.is_some_and(|k| wanted_claims.contains(&k)) {
+                        pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv.clone());
+                    }
+                    false
+                },
+            )
+            .await?;
+            let names: BTreeSet<String> = pvs.keys().cloned().collect();
+            let vas = if names.is_empty() {
+                Vec::new()
+            } else {
+                self.list(
+                    Api::<VolumeAttachment>::all(c.clone()),
+                    ListParams::default(),
+                    Access::group_cluster("volumeattachments", "storage.k8s.io"),
+                    move |va: &VolumeAttachment| {
+                        va.spec
+                            .source
+                            .persistent_volume_name
+                            .as_ref()
+                            .is_some_and(|p| names.contains(p))
+                    },
+                )
+                .await?
+                .ok()
+                .unwrap_or_default()
+            };
+            Ok::<_, Error>((pvs, vas))
+        };
         let mut nodes = std::collections::HashMap::new();
         let nodes_fut = self.list(
             Api::<Node>::all(c.clone()),
@@ -1076,41 +1106,10 @@ impl Cluster {
                 false
             },
         );
-        let cm_fut = self.list_names::<ConfigMap>(api_for!(ConfigMap), access_ns("configmaps"));
-        let sec_fut = self.list_names::<Secret>(api_for!(Secret), access_ns("secrets"));
-        let vas_fut = self.list(
-            Api::<VolumeAttachment>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("volumeattachments", "storage.k8s.io"),
-            |_| true,
-        );
-        let drivers_fut = self.list(
-            Api::<CSIDriver>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("csidrivers", "storage.k8s.io"),
-            |_| true,
-        );
-        let classes_fut = self.list(
-            Api::<StorageClass>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("storageclasses", "storage.k8s.io"),
-            |_| true,
-        );
-        let (ev, pvc_r, pv_r, node_r, csin_r, cms, secs, vas, drivers, classes) = futures::join!(
-            events_fut,
-            pvcs_fut,
-            pvs_fut,
-            nodes_fut,
-            csinodes_fut,
-            cm_fut,
-            sec_fut,
-            vas_fut,
-            drivers_fut,
-            classes_fut
-        );
-        ev?;
+        let (pvc_r, pv_va, node_r, csin_r) =
+            futures::join!(pvcs_fut, pvs_and_vas, nodes_fut, csinodes_fut);
         let read_pvcs = matches!(pvc_r?, Fetch::Got(_));
-        pv_r?;
+        let (pvs, attachments) = pv_va?;
         node_r?;
         csin_r?;
         let (read_configmaps, configmaps) = match cms? {
@@ -1122,7 +1121,7 @@ impl Cluster {
             _ => (false, BTreeSet::new()),
         };
         let shared = Shared {
-            events,
+            events: warnings,
             claim_users,
             pvcs,
             pvs,
@@ -1130,7 +1129,7 @@ impl Cluster {
             csinodes,
             configmaps,
             secrets,
-            attachments: vas?.ok().unwrap_or_default(),
+            attachments,
             drivers: drivers?.ok().unwrap_or_default(),
             classes: classes?.ok().unwrap_or_default(),
             read_pvcs,
@@ -1198,31 +1197,67 @@ fn ns_of_meta(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) ->
     m.namespace.clone().unwrap_or_default()
 }
 
-/// A pod kept only to know where it runs and what it mounts.
-fn slim(p: &Pod) -> Pod {
-    let mut s = Pod {
-        metadata: p.metadata.clone(),
-        spec: p.spec.clone(),
-        status: None,
-    };
-    s.metadata.managed_fields = None;
-    s.metadata.annotations = None;
-    if let Some(spec) = &mut s.spec {
-        spec.containers.iter_mut().for_each(|c| {
-            c.env = None;
-            c.command = None;
-            c.args = None;
-        });
+/// What a namespace-wide run keeps of a pod that uses claims: a few strings, not the pod (a
+/// k8s-openapi `Volume` alone is over 3 KB, every source type inline).
+#[derive(Debug, Clone)]
+pub struct ClaimUser {
+    pub namespace: String,
+    pub name: String,
+    pub node: Option<String>,
+    pub phase: Option<String>,
+    pub deleting: bool,
+    pub claims: Vec<String>,
+}
+
+impl ClaimUser {
+    fn of(p: &Pod) -> ClaimUser {
+        ClaimUser {
+            namespace: ns_of(p),
+            name: p.metadata.name.clone().unwrap_or_default(),
+            node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
+            phase: p.status.as_ref().and_then(|s| s.phase.clone()),
+            deleting: p.metadata.deletion_timestamp.is_some(),
+            claims: PodRefs::of(p).claims.into_iter().collect(),
+        }
     }
-    s.status = p
-        .status
-        .as_ref()
-        .map(|st| k8s_openapi::api::core::v1::PodStatus {
-            phase: st.phase.clone(),
-            host_ip: st.host_ip.clone(),
-            ..Default::default()
+
+    /// Back to a minimal Pod: name, node, phase and its claim volumes (what the rules read).
+    fn to_pod(&self) -> Pod {
+        use k8s_openapi::api::core::v1::{
+            PersistentVolumeClaimVolumeSource, PodSpec, PodStatus, Volume,
+        };
+        let mut p = Pod::default();
+        p.metadata.name = Some(self.name.clone());
+        p.metadata.namespace = Some(self.namespace.clone());
+        if self.deleting {
+            // Only presence matters to the rules; the time is not kept.
+            p.metadata.deletion_timestamp = Some(
+                k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Default::default()),
+            );
+        }
+        p.spec = Some(PodSpec {
+            node_name: self.node.clone(),
+            volumes: Some(
+                self.claims
+                    .iter()
+                    .map(|c| Volume {
+                        name: c.clone(),
+                        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                            claim_name: c.clone(),
+                            read_only: None,
+                        }),
+                        ..Volume::default()
+                    })
+                    .collect(),
+            ),
+            ..PodSpec::default()
         });
-    s
+        p.status = Some(PodStatus {
+            phase: self.phase.clone(),
+            ..PodStatus::default()
+        });
+        p
+    }
 }
 
 /// A core/v1 Event as the offline parsers produce it, so both paths diagnose alike.
