@@ -99,7 +99,8 @@ fn rbd_incident_through_the_api_names_the_old_node_and_its_pod() {
     // The steps check that holder before the lock is touched.
     let cmds = remediation_commands(f);
     assert!(
-        cmds.iter().any(|c| c.contains("spec.nodeName=10.47.136.60")),
+        cmds.iter()
+            .any(|c| c.contains("spec.nodeName=10.47.136.60")),
         "{cmds:?}"
     );
     assert_eq!(r["findings"].as_array().unwrap().len(), 1, "{}", out.stdout);
