@@ -544,3 +544,83 @@ fn toolbox_runs_the_cli_through_the_exec_api() {
     );
     out.assert_input_error("NAMESPACE/POD");
 }
+
+#[test]
+fn doctor_names_the_holder_node_and_pod_and_the_unlock_to_run() {
+    let c = ceph::shared();
+    let image = c.image("doctor");
+    let name = image.split_once('/').unwrap().1.to_string();
+    c.lock_add(&image, "kubelet_lock_magic_node1");
+    let pv = intree_pv(&image);
+    let pv_name = pv["metadata"]["name"].as_str().unwrap().to_string();
+    // The old pod still runs on node-a (127.0.0.1, the locker's address); the new one waits on
+    // node-b.
+    let mut new_pod = pod("Pending");
+    new_pod["metadata"]["name"] = json!("web-1");
+    new_pod["spec"]["nodeName"] = json!("node-b");
+    new_pod["status"]["containerStatuses"] = json!([{
+        "name": "c", "image": "nginx:1.27", "imageID": "", "ready": false, "restartCount": 0,
+        "state": {"waiting": {"reason": "ContainerCreating"}}
+    }]);
+    let mut node_b = node();
+    node_b["metadata"]["name"] = json!("node-b");
+    node_b["status"]["addresses"] = json!([{"type": "InternalIP", "address": "127.0.0.2"}]);
+    let event = json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-1.1", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "default"},
+        "reason": "FailedMount", "type": "Warning", "count": 3,
+        "message": format!("MountVolume.SetUp failed for volume \"{pv_name}\" : rbd: image {name} is locked by other nodes"),
+        "source": {"component": "kubelet", "host": "node-b"},
+        "lastTimestamp": "2026-11-21T10:08:45Z"
+    });
+    let k = kube(vec![
+        node(),
+        node_b,
+        pv,
+        pvc(&pv_name),
+        pod("Running"),
+        new_pod,
+        event,
+    ]);
+    let out = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "web-1", "-n", "default", "-o", "json"])
+            .arg("--kubeconfig")
+            .arg(&k.kubeconfig)
+            .env("CEPH_CONF", &c.conf)
+            .env_remove("KUBECONFIG"),
+        None,
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    let r = out.json();
+    let f = crate::util::top(&r);
+    assert_eq!(f["cause"], "rbd_lock_held", "{r:#}");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains(&format!("RBD {image}: lock kubelet_lock_magic_node1")),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("is on node node-a, pods default/web-0 (Running): live"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!("next: volmnt rbd unlock {image} --dry-run")),
+        "{notes}"
+    );
+    let cmds = crate::util::remediation_commands(f);
+    assert!(
+        cmds.contains(&format!("volmnt rbd unlock {image} --dry-run")),
+        "{cmds:?}"
+    );
+    // The lock itself, read from Ceph, is in the evidence, and its node is named.
+    let ev = f["evidence"].to_string();
+    assert!(ev.contains("held by client."), "{ev}");
+    assert!(
+        cmds.iter().any(|c| c.contains("spec.nodeName=node-a")),
+        "{cmds:?}"
+    );
+    // doctor only reads.
+    assert_eq!(c.locks(&image).len(), 1);
+}

@@ -1440,6 +1440,82 @@ pub async fn holders_for_case(
     (out, notes)
 }
 
+/// How long `doctor` waits for each rbd call: it is a side read, not the point of the command.
+pub const DOCTOR_CEPH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The hook `doctor pod` calls when a finding is `rbd_lock_held` or `rbd_watcher_stale`: read
+/// the holders of the case's RBD images with the local CLIs (CEPH_CONF or /etc/ceph), judge
+/// them against the cluster, and add to the case the listing (`case.rbd`), the holders' Node
+/// objects (so the report names the holder node) and one note per holder naming its node, the
+/// pods there and the verdict, with the `volmnt rbd unlock ... --dry-run` to run next.
+/// Read-only. Returns false (and changes nothing but a note) when Ceph cannot be read.
+pub async fn enrich_case(case: &mut Case, cluster: &Cluster) -> bool {
+    if which("rbd").is_none() {
+        case.notes.push(
+            "the rbd CLI is not on this machine, so the image's holders were not read; \
+             `volmnt rbd status POOL/IMAGE --toolbox NAMESPACE/POD` reads them through a Rook toolbox"
+                .into(),
+        );
+        return false;
+    }
+    let ceph = Ceph {
+        place: Where::Local,
+        conf: None,
+        id: None,
+        keyring: None,
+        timeout: DOCTOR_CEPH_TIMEOUT,
+    };
+    let (found, notes) = holders_for_case(case, cluster, &ceph).await;
+    case.notes.extend(notes);
+    if found.is_empty() {
+        return false;
+    }
+    for (image, state, judged) in found {
+        for h in &judged {
+            let node = h
+                .node
+                .as_deref()
+                .map_or_else(|| "no Kubernetes node".to_string(), |n| format!("node {n}"));
+            let pods = if h.pods.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", pods {}",
+                    h.pods
+                        .iter()
+                        .map(PodUse::label)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            case.notes.push(format!(
+                "RBD {image}: {} is on {node}{pods}: {} ({}); next: volmnt rbd unlock {image} --dry-run",
+                h.describe(),
+                h.verdict.word(),
+                h.reason
+            ));
+            if let Some(n) = &h.node {
+                if !case
+                    .nodes
+                    .iter()
+                    .any(|x| x.metadata.name.as_deref() == Some(n))
+                {
+                    let api = Api::<Node>::all(cluster.client());
+                    if let Ok(Fetch::Got(node)) =
+                        cluster.get(api, n, Access::cluster("nodes")).await
+                    {
+                        case.nodes.push(node);
+                    }
+                }
+            }
+        }
+        case.rbd
+            .retain(|s| s.image.as_deref() != Some(&image.to_string()));
+        case.rbd.push(state);
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -449,7 +449,7 @@ async fn unlock(a: &RbdUnlockArgs, g: &Global) -> Result<ExitCode> {
     if plan.dry_run {
         if text_out {
             super::emit(&format!(
-                "Dry run: nothing was changed. To run it: volmnt rbd unlock {}{} (asks for confirmation; --yes does not)\n",
+                "Dry run: nothing was changed. To run it: volmnt rbd unlock {}{} (it asks for confirmation first; --yes skips the question)\n",
                 s.image,
                 if a.force { " --force" } else { "" }
             ))?;
