@@ -190,11 +190,22 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers (not built yet)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict')
+            [CompletionResult]::new('locks', 'locks', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict')
+            [CompletionResult]::new('unlock', 'unlock', [CompletionResultType]::ParameterValue, 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;rbd;status' {
+            [CompletionResult]::new('--pod', '--pod', [CompletionResultType]::ParameterName, 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)')
+            [CompletionResult]::new('--pvc', '--pvc', [CompletionResultType]::ParameterName, 'Find the image from this claim''s PV')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--ceph-conf', '--ceph-conf', [CompletionResultType]::ParameterName, 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Ceph user passed to rbd/ceph as --id (e.g. admin)')
+            [CompletionResult]::new('--keyring', '--keyring', [CompletionResultType]::ParameterName, 'Keyring passed to rbd/ceph as --keyring')
+            [CompletionResult]::new('--toolbox', '--toolbox', [CompletionResultType]::ParameterName, 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally')
+            [CompletionResult]::new('--ceph-timeout', '--ceph-timeout', [CompletionResultType]::ParameterName, 'Give up on an rbd/ceph call after this long')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
@@ -209,12 +220,69 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'volmnt;rbd;locks' {
+            [CompletionResult]::new('--pod', '--pod', [CompletionResultType]::ParameterName, 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)')
+            [CompletionResult]::new('--pvc', '--pvc', [CompletionResultType]::ParameterName, 'Find the image from this claim''s PV')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--ceph-conf', '--ceph-conf', [CompletionResultType]::ParameterName, 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Ceph user passed to rbd/ceph as --id (e.g. admin)')
+            [CompletionResult]::new('--keyring', '--keyring', [CompletionResultType]::ParameterName, 'Keyring passed to rbd/ceph as --keyring')
+            [CompletionResult]::new('--toolbox', '--toolbox', [CompletionResultType]::ParameterName, 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally')
+            [CompletionResult]::new('--ceph-timeout', '--ceph-timeout', [CompletionResultType]::ParameterName, 'Give up on an rbd/ceph call after this long')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'volmnt;rbd;unlock' {
+            [CompletionResult]::new('--pod', '--pod', [CompletionResultType]::ParameterName, 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)')
+            [CompletionResult]::new('--pvc', '--pvc', [CompletionResultType]::ParameterName, 'Find the image from this claim''s PV')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of --pod/--pvc (default: the context''s)')
+            [CompletionResult]::new('--ceph-conf', '--ceph-conf', [CompletionResultType]::ParameterName, 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Ceph user passed to rbd/ceph as --id (e.g. admin)')
+            [CompletionResult]::new('--keyring', '--keyring', [CompletionResultType]::ParameterName, 'Keyring passed to rbd/ceph as --keyring')
+            [CompletionResult]::new('--toolbox', '--toolbox', [CompletionResultType]::ParameterName, 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally')
+            [CompletionResult]::new('--ceph-timeout', '--ceph-timeout', [CompletionResultType]::ParameterName, 'Give up on an rbd/ceph call after this long')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be run and why, and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask: run the plan (still only stale holders, unless --force)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask: run the plan (still only stale holders, unless --force)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Also release live holders and holders that cannot be judged (risk: a filesystem mounted twice)')
+            [CompletionResult]::new('--no-blocklist', '--no-blocklist', [CompletionResultType]::ParameterName, 'Remove locks without blocklisting the locker (--rbd_blocklist_on_break_lock=false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'volmnt;rbd;help' {
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers (not built yet)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict')
+            [CompletionResult]::new('unlock', 'unlock', [CompletionResultType]::ParameterValue, 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;rbd;help;status' {
+            break
+        }
+        'volmnt;rbd;help;unlock' {
             break
         }
         'volmnt;rbd;help;help' {
@@ -266,10 +334,14 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;help;rbd' {
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers (not built yet)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict')
+            [CompletionResult]::new('unlock', 'unlock', [CompletionResultType]::ParameterValue, 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation')
             break
         }
         'volmnt;help;rbd;status' {
+            break
+        }
+        'volmnt;help;rbd;unlock' {
             break
         }
         'volmnt;help;completions' {

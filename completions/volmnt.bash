@@ -82,6 +82,9 @@ _volmnt() {
             volmnt__subcmd__help__subcmd__rbd,status)
                 cmd="volmnt__subcmd__help__subcmd__rbd__subcmd__status"
                 ;;
+            volmnt__subcmd__help__subcmd__rbd,unlock)
+                cmd="volmnt__subcmd__help__subcmd__rbd__subcmd__unlock"
+                ;;
             volmnt__subcmd__node,check)
                 cmd="volmnt__subcmd__node__subcmd__check"
                 ;;
@@ -97,14 +100,23 @@ _volmnt() {
             volmnt__subcmd__rbd,help)
                 cmd="volmnt__subcmd__rbd__subcmd__help"
                 ;;
+            volmnt__subcmd__rbd,locks)
+                cmd="volmnt__subcmd__rbd__subcmd__status"
+                ;;
             volmnt__subcmd__rbd,status)
                 cmd="volmnt__subcmd__rbd__subcmd__status"
+                ;;
+            volmnt__subcmd__rbd,unlock)
+                cmd="volmnt__subcmd__rbd__subcmd__unlock"
                 ;;
             volmnt__subcmd__rbd__subcmd__help,help)
                 cmd="volmnt__subcmd__rbd__subcmd__help__subcmd__help"
                 ;;
             volmnt__subcmd__rbd__subcmd__help,status)
                 cmd="volmnt__subcmd__rbd__subcmd__help__subcmd__status"
+                ;;
+            volmnt__subcmd__rbd__subcmd__help,unlock)
+                cmd="volmnt__subcmd__rbd__subcmd__help__subcmd__unlock"
                 ;;
             *)
                 ;;
@@ -575,7 +587,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help__subcmd__rbd)
-            opts="status"
+            opts="status unlock"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -589,6 +601,20 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help__subcmd__rbd__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__rbd__subcmd__unlock)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -721,7 +747,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__rbd)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version status help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version status locks unlock help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -759,7 +785,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__rbd__subcmd__help)
-            opts="status help"
+            opts="status unlock help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -800,13 +826,137 @@ _volmnt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        volmnt__subcmd__rbd__subcmd__help__subcmd__unlock)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         volmnt__subcmd__rbd__subcmd__status)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --pod)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pvc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ceph-conf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keyring)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolbox)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ceph-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__rbd__subcmd__unlock)
+            opts="-n -y -o -v -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --dry-run --yes --force --no-blocklist --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --pod)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pvc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ceph-conf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keyring)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --toolbox)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ceph-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0

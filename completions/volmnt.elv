@@ -173,10 +173,21 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand status 'List an image''s locks and watchers (not built yet)'
+            cand status 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict'
+            cand locks 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict'
+            cand unlock 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;rbd;status'= {
+            cand --pod 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)'
+            cand --pvc 'Find the image from this claim''s PV'
+            cand -n 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --namespace 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --ceph-conf 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)'
+            cand --id 'Ceph user passed to rbd/ceph as --id (e.g. admin)'
+            cand --keyring 'Keyring passed to rbd/ceph as --keyring'
+            cand --toolbox 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally'
+            cand --ceph-timeout 'Give up on an rbd/ceph call after this long'
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
@@ -190,11 +201,65 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'volmnt;rbd;locks'= {
+            cand --pod 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)'
+            cand --pvc 'Find the image from this claim''s PV'
+            cand -n 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --namespace 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --ceph-conf 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)'
+            cand --id 'Ceph user passed to rbd/ceph as --id (e.g. admin)'
+            cand --keyring 'Keyring passed to rbd/ceph as --keyring'
+            cand --toolbox 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally'
+            cand --ceph-timeout 'Give up on an rbd/ceph call after this long'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;rbd;unlock'= {
+            cand --pod 'Find the image from this pod''s volumes (its claim''s PV, or an inline rbd volume)'
+            cand --pvc 'Find the image from this claim''s PV'
+            cand -n 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --namespace 'The namespace of --pod/--pvc (default: the context''s)'
+            cand --ceph-conf 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)'
+            cand --id 'Ceph user passed to rbd/ceph as --id (e.g. admin)'
+            cand --keyring 'Keyring passed to rbd/ceph as --keyring'
+            cand --toolbox 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally'
+            cand --ceph-timeout 'Give up on an rbd/ceph call after this long'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand --dry-run 'Print what would be run and why, and change nothing'
+            cand -y 'Do not ask: run the plan (still only stale holders, unless --force)'
+            cand --yes 'Do not ask: run the plan (still only stale holders, unless --force)'
+            cand --force 'Also release live holders and holders that cannot be judged (risk: a filesystem mounted twice)'
+            cand --no-blocklist 'Remove locks without blocklisting the locker (--rbd_blocklist_on_break_lock=false)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'volmnt;rbd;help'= {
-            cand status 'List an image''s locks and watchers (not built yet)'
+            cand status 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict'
+            cand unlock 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;rbd;help;status'= {
+        }
+        &'volmnt;rbd;help;unlock'= {
         }
         &'volmnt;rbd;help;help'= {
         }
@@ -236,9 +301,12 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;node;check'= {
         }
         &'volmnt;help;rbd'= {
-            cand status 'List an image''s locks and watchers (not built yet)'
+            cand status 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict'
+            cand unlock 'Release an image''s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
         }
         &'volmnt;help;rbd;status'= {
+        }
+        &'volmnt;help;rbd;unlock'= {
         }
         &'volmnt;help;completions'= {
         }

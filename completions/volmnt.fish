@@ -143,21 +143,31 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -f -a "locks" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l pod -d 'Find the image from this pod\'s volumes (its claim\'s PV, or an inline rbd volume)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l pvc -d 'Find the image from this claim\'s PV' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace of --pod/--pvc (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l ceph-conf -d 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l id -d 'Ceph user passed to rbd/ceph as --id (e.g. admin)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l keyring -d 'Keyring passed to rbd/ceph as --keyring' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
@@ -171,7 +181,54 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subco
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l pod -d 'Find the image from this pod\'s volumes (its claim\'s PV, or an inline rbd volume)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l pvc -d 'Find the image from this claim\'s PV' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s n -l namespace -d 'The namespace of --pod/--pvc (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l ceph-conf -d 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l id -d 'Ceph user passed to rbd/ceph as --id (e.g. admin)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l keyring -d 'Keyring passed to rbd/ceph as --keyring' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l pod -d 'Find the image from this pod\'s volumes (its claim\'s PV, or an inline rbd volume)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l pvc -d 'Find the image from this claim\'s PV' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s n -l namespace -d 'The namespace of --pod/--pvc (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l ceph-conf -d 'Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l id -d 'Ceph user passed to rbd/ceph as --id (e.g. admin)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l keyring -d 'Keyring passed to rbd/ceph as --keyring' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l dry-run -d 'Print what would be run and why, and change nothing'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s y -l yes -d 'Do not ask: run the plan (still only stale holders, unless --force)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l force -d 'Also release live holders and holders that cannot be judged (risk: a filesystem mounted twice)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l no-blocklist -d 'Remove locks without blocklisting the locker (--rbd_blocklist_on_break_lock=false)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
@@ -195,4 +252,5 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "status" -d 'List an image\'s locks and watchers (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'

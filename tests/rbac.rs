@@ -113,6 +113,53 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
             seen.insert((r.group.clone(), res, r.verb.clone()));
         }
     }
+    // `rbd status|unlock`: the image from a pod and a claim (pods, claims, PVs), and the CLIs
+    // run in a toolbox pod (pods/exec). The fake server has no exec, so these runs end with
+    // exit 3; only their requests matter here. (Listing nodes and pods to judge the holders
+    // needs a reachable Ceph: tests/rbd.rs covers it, with the reader role's list verbs.)
+    {
+        let (api, _thread) =
+            start_in_background(FakeCluster::fixture("rbd-lock-old-node"), Options::new());
+        let dir = TempDir::new("rbac-rbd");
+        let kubeconfig = api.write_kubeconfig(dir.path(), "default");
+        for args in [
+            vec![
+                "rbd",
+                "status",
+                "--pod",
+                "index-api-3362878852-9tm9j",
+                "--toolbox",
+                "rook-ceph/tools",
+            ],
+            vec![
+                "rbd",
+                "unlock",
+                "--pvc",
+                "index-api-pvc",
+                "--dry-run",
+                "--toolbox",
+                "rook-ceph/tools",
+            ],
+        ] {
+            let out = run_cmd(cmd().args(&args).arg("--kubeconfig").arg(&kubeconfig), None);
+            out.assert_no_panic();
+            assert_eq!(out.code, 3, "volmnt {args:?}: {}", out.stderr);
+        }
+        for r in api.requests() {
+            if r.resource.is_empty() {
+                continue;
+            }
+            let res = match &r.subresource {
+                Some(s) => format!("{}/{s}", r.resource),
+                None => r.resource.clone(),
+            };
+            seen.insert((r.group.clone(), res, r.verb.clone()));
+        }
+        assert!(
+            seen.iter().any(|(_, r, _)| r == "pods/exec"),
+            "--toolbox made no exec request: {seen:?}"
+        );
+    }
     let missing: Vec<_> = seen.iter().filter(|t| !granted.contains(*t)).collect();
     assert!(
         missing.is_empty(),
@@ -137,11 +184,12 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
 #[test]
 fn every_resource_the_collector_names_is_in_deploy_rbac() {
     let granted = granted();
-    let src = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src/collect/cluster.rs"
-    ))
-    .unwrap();
+    // The live collector, and `rbd status|unlock`'s reads (nodes, PVs, claims, pods).
+    let src = ["/src/collect/cluster.rs", "/src/collect/rbd.rs"]
+        .iter()
+        .map(|f| std::fs::read_to_string(format!("{}{f}", env!("CARGO_MANIFEST_DIR"))).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
     let re = regex::Regex::new(
         r#"Access::(ns|cluster|group_ns|group_cluster)\(\s*"([a-z/]+)"(?:\s*,\s*"([a-z0-9.]+)")?"#,
     )

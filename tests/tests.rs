@@ -14,3 +14,4 @@ mod fake_api;
 mod live;
 mod output;
 mod rbac;
+mod rbd;

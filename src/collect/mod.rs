@@ -3,4 +3,5 @@
 
 pub mod cluster;
 pub mod offline;
+pub mod rbd;
 pub mod save;

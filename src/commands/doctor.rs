@@ -124,7 +124,7 @@ fn connect_options(global: &Global, namespace: Option<String>) -> ConnectOptions
 }
 
 /// Read the pod and its surroundings from the cluster.
-async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize)> {
+async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize, Cluster)> {
     let name = args.name.clone().ok_or_else(|| {
         Error::Usage(
             "name the pod (`volmnt doctor pod NAME -n NAMESPACE`), or give saved output with --from-file"
@@ -134,19 +134,20 @@ async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, us
     let cluster = Cluster::connect(&connect_options(global, args.namespace.clone())).await?;
     let ns = cluster.namespace.clone();
     let case = cluster.collect_pod(&ns, &name).await?;
-    Ok((case, cluster.request_count()))
+    Ok((case, cluster.request_count(), cluster))
 }
 
 pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let live = args.example.is_none() && args.from_file.is_empty();
-    let case = if live {
-        let (case, requests) = runtime()?.block_on(collect_live(args, global))?;
+    let rt = runtime()?;
+    let (mut case, cluster) = if live {
+        let (case, requests, cluster) = rt.block_on(collect_live(args, global))?;
         if global.verbose > 0 {
             eprintln!("volmnt: {requests} API requests");
         }
-        case
+        (case, Some(cluster))
     } else {
-        collect_offline(args)?
+        (collect_offline(args)?, None)
     };
     if global.verbose > 0 {
         for i in &case.inputs {
@@ -162,12 +163,19 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let report = diagnose::diagnose(
-        &case,
-        &Options {
-            node_os: args.node_os.clone(),
-        },
-    );
+    let opts = Options {
+        node_os: args.node_os.clone(),
+    };
+    let mut report = diagnose::diagnose(&case, &opts);
+    // RBD holders: read from Ceph (local CLIs) and judged, when a finding is about them.
+    let rbd_finding = report
+        .findings
+        .iter()
+        .any(|f| f.cause == "rbd_lock_held" || f.cause == "rbd_watcher_stale");
+    if let (true, Some(cluster)) = (rbd_finding, &cluster) {
+        rt.block_on(crate::collect::rbd::enrich_case(&mut case, cluster));
+        report = diagnose::diagnose(&case, &opts);
+    }
     let out =
         render::render(&report, global.output, global.color.enabled()).map_err(Error::Output)?;
     super::emit(&out)?;

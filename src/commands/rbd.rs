@@ -1,23 +1,495 @@
-//! `volmnt rbd status|unlock`: who holds an RBD image. Being built (issue: rbd); until then the
-//! commands say so and exit 2.
+//! `volmnt rbd status|unlock`: who holds an RBD image (locks and watchers, each mapped to a
+//! node and the pods there that use the image), and releasing the holders that are provably
+//! stale, only after confirmation. The logic is in `collect::rbd`; this is flags and output.
+
+use std::collections::BTreeSet;
+use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
+use serde::Serialize;
 
-use crate::cli::Global;
+use crate::cli::{parse_duration, Global};
+use crate::collect::cluster::{Cluster, ConnectOptions};
+use crate::collect::rbd::{
+    self, host_of, Ceph, Confirmation, Flags, Holder, HolderKind, ImageSpec, KubeView, Outcome,
+    Plan, Verdict, Where,
+};
 use crate::error::{Error, ExitCode, Result};
+use crate::render::Format;
 
 #[derive(Debug, Subcommand)]
 pub enum RbdCommand {
-    /// List an image's locks and watchers (not built yet)
+    /// List an image's locks and watchers, each mapped to a node and its pods, with a verdict
+    #[command(visible_alias = "locks", after_help = STATUS_HELP)]
     Status(RbdStatusArgs),
+    /// Release an image's stale holders (rbd lock rm / ceph osd blocklist add), after confirmation
+    #[command(after_help = UNLOCK_HELP)]
+    Unlock(RbdUnlockArgs),
+}
+
+const STATUS_HELP: &str = "\
+Each holder's address is matched to a Kubernetes node (InternalIP/ExternalIP), and the pods on
+that node that use the image (PV -> PVC -> pod) are listed. Verdicts:
+  live     a running pod on that node uses the image
+  stale    the node is gone, NotReady for more than 5 minutes, or no pod there uses the image
+  unknown  could not be judged (no cluster access, a pod there still starting), with the reason
+
+Examples:
+  volmnt rbd status kube/pvc-0a1b2c
+  volmnt rbd status --pvc data-db-0 -n shop
+  volmnt rbd status --pod web-0 -n shop --toolbox rook-ceph/rook-ceph-tools-5d8f
+
+Exit codes:
+  0  no stale holder (none at all, or all live)
+  1  at least one holder is stale
+  2  usage error, or the image, pool, pod or claim does not exist
+  3  Ceph could not be reached, or a holder could not be judged (no cluster access)";
+
+const UNLOCK_HELP: &str = "\
+Only stale holders are released: `rbd lock rm IMAGE ID LOCKER` for a lock (which blocklists the
+locker for an hour unless --no-blocklist), `ceph osd blocklist add ADDR` for a watcher.
+A live holder, or one that cannot be judged, is refused unless --force: removing the lock of a
+client that still writes lets a second node mount the same filesystem, which corrupts it.
+Without --dry-run volmnt asks for confirmation on the terminal (or needs --yes), then lists the
+image again to verify that each holder is gone.
+
+Examples:
+  volmnt rbd unlock kube/pvc-0a1b2c --dry-run
+  volmnt rbd unlock --pvc data-db-0 -n shop
+
+Exit codes:
+  0  nothing to do, or every planned command ran and its holder is gone
+  1  a holder was refused, not confirmed, or still there afterwards
+  2  usage error, or the image, pool, pod or claim does not exist
+  3  Ceph or the cluster could not be reached";
+
+/// Which image: named, or found from a pod's or claim's PV.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The image: pool/image or pool/namespace/image
+    #[arg(value_name = "POOL/IMAGE", required_unless_present_any = ["pod", "pvc"], conflicts_with_all = ["pod", "pvc"])]
+    pub image: Option<String>,
+    /// Find the image from this pod's volumes (its claim's PV, or an inline rbd volume)
+    #[arg(long, value_name = "NAME", conflicts_with = "pvc")]
+    pub pod: Option<String>,
+    /// Find the image from this claim's PV
+    #[arg(long, value_name = "NAME")]
+    pub pvc: Option<String>,
+    /// The namespace of --pod/--pvc (default: the context's)
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+}
+
+/// How to reach Ceph.
+#[derive(Debug, Args)]
+pub struct CephArgs {
+    /// Ceph config file passed to rbd/ceph as -c (default: theirs, i.e. CEPH_CONF or /etc/ceph/ceph.conf)
+    #[arg(long, value_name = "FILE")]
+    pub ceph_conf: Option<std::path::PathBuf>,
+    /// Ceph user passed to rbd/ceph as --id (e.g. admin)
+    #[arg(long, value_name = "NAME")]
+    pub id: Option<String>,
+    /// Keyring passed to rbd/ceph as --keyring
+    #[arg(long, value_name = "FILE")]
+    pub keyring: Option<std::path::PathBuf>,
+    /// Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally
+    #[arg(long, value_name = "NAMESPACE/POD")]
+    pub toolbox: Option<String>,
+    /// Give up on an rbd/ceph call after this long
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub ceph_timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
 pub struct RbdStatusArgs {
-    /// pool/image
-    pub image: Option<String>,
+    #[command(flatten)]
+    pub target: Target,
+    #[command(flatten)]
+    pub ceph: CephArgs,
 }
 
-pub fn run(_c: &RbdCommand, _g: &Global) -> Result<ExitCode> {
-    Err(Error::Usage("`volmnt rbd` is not built yet".into()))
+#[derive(Debug, Args)]
+pub struct RbdUnlockArgs {
+    #[command(flatten)]
+    pub target: Target,
+    #[command(flatten)]
+    pub ceph: CephArgs,
+    /// Print what would be run and why, and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask: run the plan (still only stale holders, unless --force)
+    #[arg(short = 'y', long, conflicts_with = "dry_run")]
+    pub yes: bool,
+    /// Also release live holders and holders that cannot be judged (risk: a filesystem mounted twice)
+    #[arg(long)]
+    pub force: bool,
+    /// Remove locks without blocklisting the locker (--rbd_blocklist_on_break_lock=false)
+    #[arg(long)]
+    pub no_blocklist: bool,
+}
+
+pub fn run(c: &RbdCommand, g: &Global) -> Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))?;
+    match c {
+        RbdCommand::Status(a) => rt.block_on(status(a, g)),
+        RbdCommand::Unlock(a) => rt.block_on(unlock(a, g)),
+    }
+}
+
+/// What status and unlock both read.
+#[derive(Serialize)]
+struct Situation {
+    image: ImageSpec,
+    /// Where the image name came from, when --pod/--pvc found it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    found_from: Option<String>,
+    /// ceph-csi's clusterID of the PV, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster_id: Option<String>,
+    /// Why holders could not be judged, when the Kubernetes API could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kubernetes_unavailable: Option<String>,
+    holders: Vec<Holder>,
+    #[serde(skip)]
+    ceph: Ceph,
+}
+
+async fn situation(target: &Target, ca: &CephArgs, g: &Global) -> Result<Situation> {
+    let cluster = Cluster::connect(&ConnectOptions {
+        kubeconfig: g.conn.kubeconfig.clone(),
+        context: g.conn.context.clone(),
+        namespace: target.namespace.clone(),
+        request_timeout: g.conn.request_timeout,
+    })
+    .await;
+    let need_cluster = |why: &str| -> Result<&Cluster> {
+        cluster
+            .as_ref()
+            .map_err(|e| Error::Unreachable(format!("{why} needs the Kubernetes API: {e}")))
+    };
+    let (image, cluster_id, found_from) = match &target.image {
+        Some(s) => (
+            ImageSpec::parse(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "{s:?} is not an image spec: use pool/image or pool/namespace/image (letters, digits, ._-+:=)"
+                ))
+            })?,
+            None,
+            None,
+        ),
+        None => {
+            let c = need_cluster(if target.pod.is_some() { "--pod" } else { "--pvc" })?;
+            let ns = c.namespace.clone();
+            let (i, id, from) =
+                rbd::image_of_claim_or_pod(c, &ns, target.pod.as_deref(), target.pvc.as_deref())
+                    .await?;
+            (i, id, Some(from))
+        }
+    };
+    let place = match &ca.toolbox {
+        None => Where::Local,
+        Some(t) => {
+            let (ns, pod) = t
+                .split_once('/')
+                .filter(|(n, p)| !n.is_empty() && !p.is_empty() && !p.contains('/'))
+                .ok_or_else(|| {
+                    Error::Usage(format!("--toolbox {t:?}: give it as NAMESPACE/POD"))
+                })?;
+            Where::Toolbox {
+                cluster: Box::new(need_cluster("--toolbox")?.clone()),
+                namespace: ns.to_string(),
+                pod: pod.to_string(),
+            }
+        }
+    };
+    let ceph = Ceph {
+        place,
+        conf: ca.ceph_conf.clone(),
+        id: ca.id.clone(),
+        keyring: ca.keyring.clone(),
+        timeout: ca.ceph_timeout,
+    };
+    let (locks, watchers) = ceph.holders_of(&image).await?;
+    let hosts: BTreeSet<String> = locks
+        .iter()
+        .map(|l| &l.address)
+        .chain(watchers.iter().map(|w| &w.address))
+        .filter_map(|a| host_of(a))
+        .collect();
+    let view = if locks.is_empty() && watchers.is_empty() {
+        KubeView::Unavailable("not needed: no holders".into())
+    } else {
+        match &cluster {
+            Ok(c) => rbd::kube_view(c, &image, &hosts).await,
+            Err(e) => KubeView::Unavailable(e.to_string()),
+        }
+    };
+    let holders = rbd::holders(&locks, &watchers, &view, SystemTime::now());
+    let kubernetes_unavailable = match &view {
+        KubeView::Unavailable(why) if !holders.is_empty() => Some(why.clone()),
+        _ => None,
+    };
+    Ok(Situation {
+        image,
+        found_from,
+        cluster_id,
+        kubernetes_unavailable,
+        holders,
+        ceph,
+    })
+}
+
+fn emit_doc<T: Serialize>(g: &Global, doc: &T, text: impl FnOnce() -> String) -> Result<()> {
+    let out = match g.output {
+        Format::Json => crate::render::json::to_json(doc),
+        Format::Yaml => crate::render::json::to_yaml(doc),
+        Format::Text => Ok(text()),
+        Format::Junit => Err(crate::render::JUNIT_ONLY.to_string()),
+    }
+    .map_err(Error::Output)?;
+    super::emit(&out)
+}
+
+async fn status(a: &RbdStatusArgs, g: &Global) -> Result<ExitCode> {
+    let s = situation(&a.target, &a.ceph, g).await?;
+    emit_doc(g, &s, || status_text(&s))?;
+    Ok(status_exit(&s.holders))
+}
+
+fn status_exit(holders: &[Holder]) -> ExitCode {
+    if holders.iter().any(|h| h.verdict == Verdict::Stale) {
+        ExitCode::Problem
+    } else if holders.iter().any(|h| h.verdict == Verdict::Unknown) {
+        ExitCode::Unreachable
+    } else {
+        ExitCode::Ok
+    }
+}
+
+fn holder_lines(out: &mut String, i: usize, h: &Holder) {
+    out.push_str(&format!(
+        "  {}. {}  [{}]\n",
+        i + 1,
+        h.describe(),
+        h.verdict.word().to_uppercase()
+    ));
+    let node = match (&h.node, &h.host) {
+        (Some(n), Some(host)) => format!("node {n} ({host})"),
+        (None, Some(host)) if h.verdict == Verdict::Stale => format!("no node has {host}"),
+        (None, Some(host)) => format!("node of {host} not known"),
+        _ => "node unknown".into(),
+    };
+    let pods = if h.pods.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; pods using the image there: {}",
+            h.pods
+                .iter()
+                .map(|p| format!("{} via {}", p.label(), p.via))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    out.push_str(&format!("     {node}{pods}\n"));
+    out.push_str(&format!("     why: {}\n", h.reason));
+}
+
+fn header(s: &Situation) -> String {
+    let mut out = format!("IMAGE {}", s.image);
+    if let Some(f) = &s.found_from {
+        out.push_str(&format!("  (from {f})"));
+    }
+    if let Some(id) = &s.cluster_id {
+        out.push_str(&format!("  clusterID {id}"));
+    }
+    out.push('\n');
+    out.push_str(&format!("  Ceph read on {}\n", s.ceph.place_label()));
+    if let Some(why) = &s.kubernetes_unavailable {
+        out.push_str(&format!(
+            "  Kubernetes API not read ({why}): holders cannot be judged\n"
+        ));
+    }
+    out
+}
+
+fn status_text(s: &Situation) -> String {
+    let mut out = header(s);
+    let locks: Vec<(usize, &Holder)> = s
+        .holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| matches!(h.kind, HolderKind::Lock { .. }))
+        .collect();
+    let watchers: Vec<(usize, &Holder)> = s
+        .holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| matches!(h.kind, HolderKind::Watcher { .. }))
+        .collect();
+    out.push_str(&format!("LOCKS ({})\n", locks.len()));
+    for (i, h) in locks {
+        holder_lines(&mut out, i, h);
+    }
+    out.push_str(&format!("WATCHERS ({})\n", watchers.len()));
+    for (i, h) in watchers {
+        holder_lines(&mut out, i, h);
+    }
+    if s.holders.is_empty() {
+        out.push_str("Nothing holds the image.\n");
+    } else if s.holders.iter().any(|h| h.verdict != Verdict::Live) {
+        out.push_str(&format!(
+            "NEXT  volmnt rbd unlock {} --dry-run   (shows what would be run, and why)\n",
+            s.image
+        ));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct UnlockDoc<'a> {
+    #[serde(flatten)]
+    situation: &'a Situation,
+    plan: &'a Plan,
+    /// Each step's command as it is (or would be) run.
+    commands: Vec<String>,
+    /// `dry-run`, `not-confirmed`, `nothing-to-do`, `executed`.
+    result: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    outcomes: Vec<Outcome>,
+}
+
+fn plan_text(s: &Situation, plan: &Plan, commands: &[String]) -> String {
+    let mut out = header(s);
+    if s.holders.is_empty() {
+        out.push_str("Nothing holds the image: nothing to do.\n");
+        return out;
+    }
+    out.push_str(&format!(
+        "PLAN{}\n",
+        if plan.dry_run {
+            " (dry run: nothing will be changed)"
+        } else {
+            ""
+        }
+    ));
+    if plan.steps.is_empty() {
+        out.push_str("  nothing to run\n");
+    }
+    for (i, (step, cmd)) in plan.steps.iter().zip(commands).enumerate() {
+        let h = &s.holders[step.holder];
+        out.push_str(&format!("  {}. $ {cmd}\n", i + 1));
+        out.push_str(&format!("     for: {}\n", h.describe()));
+        out.push_str(&format!("     why: {}\n", step.why));
+        out.push_str(&format!("     note: {}\n", step.effect));
+    }
+    if !plan.refused.is_empty() {
+        out.push_str("REFUSED (left as they are)\n");
+        for r in &plan.refused {
+            out.push_str(&format!(
+                "  - {}: {}\n",
+                s.holders[r.holder].describe(),
+                r.why
+            ));
+        }
+    }
+    out
+}
+
+async fn unlock(a: &RbdUnlockArgs, g: &Global) -> Result<ExitCode> {
+    let s = situation(&a.target, &a.ceph, g).await?;
+    let plan = rbd::plan(
+        &s.image,
+        &s.holders,
+        Flags {
+            force: a.force,
+            dry_run: a.dry_run,
+            no_blocklist: a.no_blocklist,
+        },
+    );
+    let commands: Vec<String> = plan
+        .steps
+        .iter()
+        .map(|st| {
+            let (tool, args) = st.action.command();
+            s.ceph.display(tool, &args)
+        })
+        .collect();
+    let refused = !plan.refused.is_empty();
+    let text_out = g.output == Format::Text;
+    let doc = |result, outcomes| UnlockDoc {
+        situation: &s,
+        plan: &plan,
+        commands: commands.clone(),
+        result,
+        outcomes,
+    };
+    if text_out {
+        super::emit(&plan_text(&s, &plan, &commands))?;
+    }
+    let finish =
+        |result: &'static str, outcomes: Vec<Outcome>, code: ExitCode| -> Result<ExitCode> {
+            if !text_out {
+                emit_doc(g, &doc(result, outcomes), String::new)?;
+            }
+            Ok(code)
+        };
+    let if_refused = if refused {
+        ExitCode::Problem
+    } else {
+        ExitCode::Ok
+    };
+    if plan.steps.is_empty() {
+        return finish("nothing-to-do", vec![], if_refused);
+    }
+    if plan.dry_run {
+        if text_out {
+            super::emit(&format!(
+                "Dry run: nothing was changed. To run it: volmnt rbd unlock {}{} (it asks for confirmation first; --yes skips the question)\n",
+                s.image,
+                if a.force { " --force" } else { "" }
+            ))?;
+        }
+        return finish("dry-run", vec![], if_refused);
+    }
+    let confirmation = match Confirmation::by_yes_flag(a.yes, &plan) {
+        Some(c) => Some(c),
+        None => Confirmation::typed_on_terminal(&plan)?,
+    };
+    let Some(confirmation) = confirmation else {
+        if text_out {
+            super::emit("Not confirmed: nothing was run.\n")?;
+        }
+        return finish("not-confirmed", vec![], ExitCode::Problem);
+    };
+    let outcomes = rbd::execute(&s.ceph, &plan, confirmation).await?;
+    if text_out {
+        let mut out = String::from("RESULT\n");
+        for (i, o) in outcomes.iter().enumerate() {
+            out.push_str(&format!(
+                "  {}. {} (exit {}): {}{}\n",
+                i + 1,
+                if o.verified { "done" } else { "NOT DONE" },
+                o.exit_code,
+                o.detail,
+                if o.stderr.is_empty() || o.verified {
+                    String::new()
+                } else {
+                    format!("; stderr: {}", o.stderr)
+                }
+            ));
+        }
+        super::emit(&out)?;
+    }
+    let all_ok = outcomes.iter().all(|o| o.verified);
+    let code = if all_ok && !refused {
+        ExitCode::Ok
+    } else {
+        ExitCode::Problem
+    };
+    finish("executed", outcomes, code)
 }
