@@ -135,6 +135,21 @@ pub struct RbdImageState {
     pub watchers: Option<Vec<RbdWatcher>>,
     /// `exclusive` / `shared` from the text listing header, if any.
     pub lock_kind: Option<String>,
+    /// Each holder judged against the cluster (`volmnt rbd` / doctor's RBD hook), when it was.
+    pub judged: Vec<HolderJudgement>,
+}
+
+/// One lock or watch holder mapped to its node and pods, with a verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HolderJudgement {
+    /// `lock kubelet_lock_magic_node1 (client.24128) at 10.47.136.60:0/1864102866`.
+    pub what: String,
+    pub node: Option<String>,
+    /// Pods on that node that use the image.
+    pub pods: Vec<String>,
+    /// `live`, `stale` or `unknown`.
+    pub verdict: String,
+    pub reason: String,
 }
 
 /// Everything collected about one stuck pod (or one set of messages).

@@ -596,26 +596,30 @@ fn doctor_names_the_holder_node_and_pod_and_the_unlock_to_run() {
     let r = out.json();
     let f = crate::util::top(&r);
     assert_eq!(f["cause"], "rbd_lock_held", "{r:#}");
-    let notes = r["notes"].to_string();
+    // Each holder read from Ceph is judged in the evidence: its node, the pods there, verdict.
+    let ev = f["evidence"].to_string();
+    assert!(ev.contains("lock kubelet_lock_magic_node1"), "{ev}");
     assert!(
-        notes.contains(&format!("RBD {image}: lock kubelet_lock_magic_node1")),
-        "{notes}"
-    );
-    assert!(
-        notes.contains("is on node node-a, pods default/web-0 (Running): live"),
-        "{notes}"
-    );
-    assert!(
-        notes.contains(&format!("next: volmnt rbd unlock {image} --dry-run")),
-        "{notes}"
+        ev.contains("is on node node-a, used there by default/web-0 (Running): live"),
+        "{ev}"
     );
     let cmds = crate::util::remediation_commands(f);
+    // A live holder is never advised away: no `rbd lock remove` step, a step saying why.
+    assert!(
+        !cmds.iter().any(|c| c.contains("rbd lock remove")),
+        "{cmds:?}"
+    );
+    assert!(
+        f["remediation"]
+            .to_string()
+            .contains("The holder is a live writer"),
+        "{f:#}"
+    );
     assert!(
         cmds.contains(&format!("volmnt rbd unlock {image} --dry-run")),
         "{cmds:?}"
     );
     // The lock itself, read from Ceph, is in the evidence, and its node is named.
-    let ev = f["evidence"].to_string();
     assert!(ev.contains("held by client."), "{ev}");
     assert!(
         cmds.iter().any(|c| c.contains("spec.nodeName=node-a")),

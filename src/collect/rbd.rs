@@ -559,6 +559,17 @@ pub struct Holder {
 }
 
 impl Holder {
+    /// The judgement as the diagnosis model carries it.
+    pub fn judgement(&self) -> crate::model::HolderJudgement {
+        crate::model::HolderJudgement {
+            what: self.describe(),
+            node: self.node.clone(),
+            pods: self.pods.iter().map(PodUse::label).collect(),
+            verdict: self.verdict.word().to_string(),
+            reason: self.reason.clone(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match &self.kind {
             HolderKind::Lock { id, locker } => {
@@ -1434,6 +1445,7 @@ pub async fn holders_for_case(
             locks,
             watchers: Some(watchers),
             lock_kind: None,
+            judged: judged.iter().map(Holder::judgement).collect(),
         };
         out.push((image, state, judged));
     }
@@ -1472,28 +1484,6 @@ pub async fn enrich_case(case: &mut Case, cluster: &Cluster) -> bool {
     }
     for (image, state, judged) in found {
         for h in &judged {
-            let node = h
-                .node
-                .as_deref()
-                .map_or_else(|| "no Kubernetes node".to_string(), |n| format!("node {n}"));
-            let pods = if h.pods.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", pods {}",
-                    h.pods
-                        .iter()
-                        .map(PodUse::label)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            case.notes.push(format!(
-                "RBD {image}: {} is on {node}{pods}: {} ({}); next: volmnt rbd unlock {image} --dry-run",
-                h.describe(),
-                h.verdict.word(),
-                h.reason
-            ));
             if let Some(n) = &h.node {
                 if !case
                     .nodes

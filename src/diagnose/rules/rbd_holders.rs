@@ -64,6 +64,36 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                 ));
             }
         }
+        // Holders judged against the cluster (doctor's RBD hook): name node, pods, verdict.
+        if !state.judged.is_empty() {
+            let target = ["rbd_lock_held", "rbd_watcher_stale"]
+                .into_iter()
+                .find(|c| accs.has(c))
+                .unwrap_or("rbd_lock_held");
+            let a = accs.entry(target, 0.6);
+            a.origins.insert("ceph");
+            for j in &state.judged {
+                let node = j
+                    .node
+                    .as_deref()
+                    .map_or_else(|| "no Kubernetes node".to_string(), |n| format!("node {n}"));
+                let pods = if j.pods.is_empty() {
+                    String::new()
+                } else {
+                    format!(", used there by {}", j.pods.join(", "))
+                };
+                a.evidence.push(format!(
+                    "{} is on {node}{pods}: {} ({})",
+                    j.what, j.verdict, j.reason
+                ));
+                if let Some(n) = &j.node {
+                    a.vars.insert("holder_node", n.clone());
+                }
+                if j.verdict == "live" {
+                    a.vars.insert("holder_live", j.pods.join(", "));
+                }
+            }
+        }
         if let Some(w) = state.watchers.as_ref().and_then(|w| w.first()) {
             let base = if accs.has("rbd_watcher_stale") {
                 0.9
@@ -149,6 +179,7 @@ mod tests {
                 }],
                 watchers: None,
                 lock_kind: Some("exclusive".into()),
+                judged: Vec::new(),
             }],
             ..Case::default()
         }
