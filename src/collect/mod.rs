@@ -2,5 +2,6 @@
 //! probes and the rbd CLI produce the same types.
 
 pub mod cluster;
+pub mod node;
 pub mod offline;
 pub mod save;

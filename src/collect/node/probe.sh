@@ -1,0 +1,3 @@
+#!/bin/sh
+# volmnt node probe (being written)
+echo "volmnt-probe 0"
