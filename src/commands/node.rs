@@ -1,23 +1,1011 @@
-//! `volmnt node check|gc`: what a node can mount. Being built (issue: node check); until then
-//! the commands say so and exit 2.
+//! `volmnt node check|gc`: what nodes can mount, checked in parallel (over SSH, through a
+//! short-lived pod, or on this machine), as a CI preflight with `--require`, and the cleanup of
+//! probe pods left behind.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Node;
+use kube::api::{ListParams, Patch, PatchParams};
+use kube::Api;
+use serde::Serialize;
 
-use crate::cli::Global;
+use crate::cli::{parse_duration, Global};
+use crate::collect::cluster::{Access, Cluster, ConnectOptions, Fetch};
+use crate::collect::node::exec::{self, ExecOptions, ProbePods};
+use crate::collect::node::ssh::{self, SshOptions};
+use crate::collect::node::ProbeRun;
 use crate::error::{Error, ExitCode, Result};
+use crate::render::junit;
+use crate::render::Format;
 
 #[derive(Debug, Subcommand)]
 pub enum NodeCommand {
-    /// Check nodes' mount prerequisites (not built yet)
+    /// Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet
+    /// directory's propagation), over SSH, through a short-lived pod, or on this machine
+    #[command(after_help = NODE_CHECK_HELP)]
     Check(NodeCheckArgs),
+    /// Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)
+    #[command(after_help = NODE_GC_HELP)]
+    Gc(NodeGcArgs),
 }
+
+const NODE_CHECK_HELP: &str = "\
+Transports (one parser reads what every transport brings back):
+  --exec   the default when nodes are named (or --all) and the cluster is reachable: one
+           short-lived pod per node, pinned to it (hostPID, the node's / read-only at /host,
+           not privileged, tolerating all taints, activeDeadlineSeconds so it ends by itself),
+           the probe run through the exec API, the pod deleted on every path (Ctrl-C included).
+           volmnt says what it creates before it does. Leftovers: `volmnt node gc`.
+  --ssh    the system `ssh` (BatchMode, your ~/.ssh/config and agent): NODE is [user@]host or
+           ssh://[user@]host[:port]; with --all, each node's InternalIP.
+  --local  this machine (or --root DIR, a node's file tree).
+
+Examples:
+  volmnt node check node1 node2 --require nfs
+  volmnt node check --all --require nfs,rbd -o junit > node-check.xml
+  volmnt node check --ssh core@10.0.0.7 --ssh-option IdentityFile=~/.ssh/nodes
+  volmnt node check --all --label          # writes volmnt.io/mount.<fs>=true|false labels
+  volmnt node check --local --require nfs
+
+Exit codes:
+  0  every node was checked and has what --require asks (or nothing was required)
+  1  a checked node lacks something required
+  2  usage error
+  3  a node could not be reached or probed (and no required check failed)
+  130  interrupted (Ctrl-C); the probe pods were deleted first";
+
+const NODE_GC_HELP: &str = "\
+Deletes pods labelled volmnt.io/probe=true in the namespace (-n, default the context's) or in
+every namespace (-A). `node check` deletes its pods itself, even on Ctrl-C; gc is for a volmnt
+that was killed outright (the pods' activeDeadlineSeconds stops them anyway).
+
+Exit codes:
+  0  done (the pods deleted are listed)
+  3  the cluster could not be reached, or deleting was not allowed";
 
 #[derive(Debug, Args)]
 pub struct NodeCheckArgs {
-    /// Node names
+    /// Nodes to check (with --ssh: [user@]host or ssh://[user@]host[:port])
+    #[arg(value_name = "NODE")]
     pub nodes: Vec<String>,
+    /// Every node of the cluster
+    #[arg(long, conflicts_with = "nodes")]
+    pub all: bool,
+    /// Probe through a short-lived pod on each node (default when the cluster is reachable)
+    #[arg(long, conflicts_with_all = ["ssh", "local"])]
+    pub exec: bool,
+    /// Probe over SSH with the system ssh client
+    #[arg(long, conflicts_with = "local")]
+    pub ssh: bool,
+    /// Probe this machine
+    #[arg(long, conflicts_with_all = ["all", "nodes"])]
+    pub local: bool,
+    /// With --local: read DIR as the node's root file system (e.g. a mounted node image)
+    #[arg(long, value_name = "DIR", requires = "local")]
+    pub root: Option<PathBuf>,
+    /// Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes
+    #[arg(long = "ssh-option", value_name = "OPTION")]
+    pub ssh_option: Vec<String>,
+    /// The ssh user for destinations that name none (default: ssh's, from ~/.ssh/config)
+    #[arg(long, value_name = "USER")]
+    pub ssh_user: Option<String>,
+    /// ssh's ConnectTimeout
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+    /// Give up on one node after this long (pod start included); the others go on
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Nodes checked at the same time
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, ...
+    #[arg(long, value_name = "FS,...", value_delimiter = ',')]
+    pub require: Vec<String>,
+    /// Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)
+    #[arg(long)]
+    pub label: bool,
+    /// Namespace of the probe pods (default: the context's)
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Image of the probe pods (needs a POSIX sh and `sleep`)
+    #[arg(long, value_name = "IMAGE", default_value = exec::DEFAULT_IMAGE)]
+    pub image: String,
+    /// Progress on stderr: auto = when stderr is a terminal
+    #[arg(long, value_enum, default_value_t = Progress::Auto)]
+    pub progress: Progress,
 }
 
-pub fn run(_c: &NodeCommand, _g: &Global) -> Result<ExitCode> {
-    Err(Error::Usage("`volmnt node check` is not built yet".into()))
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Progress {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct NodeGcArgs {
+    /// The namespace (default: the context's)
+    #[arg(short = 'n', long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace (needs list and delete on pods cluster-wide)
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only pods older than this (e.g. 10m), to spare a check running now
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub min_age: Option<Duration>,
+}
+
+pub fn run(c: &NodeCommand, g: &Global) -> Result<ExitCode> {
+    match c {
+        NodeCommand::Check(a) => run_check(a, g),
+        NodeCommand::Gc(a) => run_gc(a, g),
+    }
+}
+
+/// `1m30s`, `3s`, `500ms`: how durations are said in messages.
+pub fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let s = d.as_secs();
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, s) if ms % 1000 == 0 => format!("{s}s"),
+        (0, 0, _) => format!("{:.1}s", d.as_secs_f64()),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, m, _) => format!("{h}h{m}m"),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))
+}
+
+fn connect_options(g: &Global, namespace: Option<String>) -> ConnectOptions {
+    ConnectOptions {
+        kubeconfig: g.conn.kubeconfig.clone(),
+        context: g.conn.context.clone(),
+        namespace,
+        request_timeout: g.conn.request_timeout,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is checked where
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Exec,
+    Ssh,
+    Local,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Exec => "exec",
+            Transport::Ssh => "ssh",
+            Transport::Local => "local",
+        }
+    }
+}
+
+/// One node to check.
+#[derive(Debug, Clone)]
+struct Target {
+    /// The Kubernetes node name, when known (for labels and reports).
+    node: Option<String>,
+    /// What the transport is given: the node name (exec), the ssh destination, `local`.
+    address: String,
+}
+
+impl Target {
+    fn display(&self) -> String {
+        match &self.node {
+            Some(n) if *n != self.address => format!("{n} ({})", self.address),
+            Some(n) => n.clone(),
+            None => self.address.clone(),
+        }
+    }
+}
+
+/// What came back from one node.
+struct Checked {
+    target: Target,
+    elapsed: Duration,
+    run: std::result::Result<ProbeRun, String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress on stderr
+// ---------------------------------------------------------------------------------------------
+
+struct ProgressLine {
+    enabled: bool,
+    total: usize,
+    state: Mutex<(usize, usize, Vec<String>)>, // done, failed, running
+}
+
+impl ProgressLine {
+    fn new(mode: Progress, total: usize) -> ProgressLine {
+        let enabled = match mode {
+            Progress::Always => true,
+            Progress::Never => false,
+            Progress::Auto => std::io::stderr().is_terminal(),
+        };
+        ProgressLine {
+            enabled,
+            total,
+            state: Mutex::new((0, 0, Vec::new())),
+        }
+    }
+
+    fn draw(&self, s: &(usize, usize, Vec<String>)) {
+        if !self.enabled {
+            return;
+        }
+        let running = match s.2.len() {
+            0 => String::new(),
+            1..=3 => format!(" · checking {}", s.2.join(", ")),
+            n => format!(" · checking {}, ... ({n})", s.2[..3].join(", ")),
+        };
+        let failed = if s.1 > 0 {
+            format!(", {} not reached", s.1)
+        } else {
+            String::new()
+        };
+        let mut line = format!("[{}/{}] done{failed}{running}", s.0, self.total);
+        line.truncate(200);
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[K{line}");
+        let _ = e.flush();
+    }
+
+    fn start(&self, name: &str) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.2.push(name.to_string());
+        self.draw(&s);
+    }
+
+    fn finish(&self, name: &str, ok: bool) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        if !ok {
+            s.1 += 1;
+        }
+        if let Some(i) = s.2.iter().position(|n| n == name) {
+            s.2.remove(i);
+        }
+        self.draw(&s);
+    }
+
+    fn clear(&self) {
+        if self.enabled {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r\x1b[K");
+            let _ = e.flush();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// node check
+// ---------------------------------------------------------------------------------------------
+
+fn pick_transport(a: &NodeCheckArgs) -> Result<Transport> {
+    if a.local {
+        return Ok(Transport::Local);
+    }
+    if a.ssh {
+        if a.nodes.is_empty() && !a.all {
+            return Err(Error::Usage(
+                "--ssh needs destinations (`volmnt node check --ssh [user@]host ...`) or --all"
+                    .into(),
+            ));
+        }
+        return Ok(Transport::Ssh);
+    }
+    if a.nodes.is_empty() && !a.all {
+        return Err(Error::Usage(
+            "name the nodes to check (`volmnt node check NODE...`), or --all, or --local for this machine"
+                .into(),
+        ));
+    }
+    Ok(Transport::Exec)
+}
+
+fn validate(a: &NodeCheckArgs, transport: Transport) -> Result<()> {
+    for o in &a.ssh_option {
+        ssh::validate_option(o).map_err(Error::Usage)?;
+    }
+    if !a.ssh_option.is_empty() && transport != Transport::Ssh {
+        return Err(Error::Usage("--ssh-option is only for --ssh".into()));
+    }
+    if let Some(u) = &a.ssh_user {
+        ssh::validate_destination(&format!("{u}@h"))
+            .map_err(|_| Error::Usage(format!("--ssh-user {u:?} is not a user name")))?;
+    }
+    if transport == Transport::Ssh {
+        for d in &a.nodes {
+            ssh::validate_destination(d).map_err(Error::Usage)?;
+        }
+    }
+    if a.label && (transport == Transport::Local || (transport == Transport::Ssh && !a.all)) {
+        return Err(Error::Usage(
+            "--label writes Node labels, so it needs node names: use it with --exec, or with --ssh --all".into(),
+        ));
+    }
+    analysis::validate_requirements(&a.require)?;
+    Ok(())
+}
+
+pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
+    let transport = pick_transport(a)?;
+    validate(a, transport)?;
+    let rt = runtime()?;
+    let started = Instant::now();
+    let pods = ProbePods::default();
+    let cluster_slot: Arc<Mutex<Option<Cluster>>> = Arc::new(Mutex::new(None));
+    let work = check_all(a, g, transport, pods.clone(), cluster_slot.clone());
+    let outcome = rt.block_on(async {
+        tokio::select! {
+            r = work => Some(r),
+            sig = interrupted() => {
+                eprintln!("\nvolmnt: {sig}: stopping; deleting the probe pods first");
+                None
+            }
+        }
+    });
+    // Whatever happened, no probe pod outlives the command (the normal path has deleted them
+    // already; this catches cancelled ones).
+    let cluster = cluster_slot.lock().ok().and_then(|c| c.clone());
+    if let Some(cluster) = &cluster {
+        let failed = rt.block_on(exec::cleanup(
+            &cluster.client(),
+            &pods,
+            g.conn.request_timeout,
+        ));
+        for f in &failed {
+            eprintln!("volmnt: could not delete probe pod {f}; `volmnt node gc` removes it");
+        }
+    }
+    let Some(result) = outcome else {
+        drop(rt);
+        std::process::exit(130);
+    };
+    let (checked, label_cluster) = result?;
+    let evaluated: Vec<analysis::NodeResult> = checked
+        .into_iter()
+        .map(|c| analysis::evaluate(c, &a.require, transport))
+        .collect();
+    let mut doc = analysis::document(evaluated, &a.require, transport, started.elapsed());
+    if a.label {
+        if let Some(cluster) = &label_cluster {
+            rt.block_on(write_labels(cluster, &mut doc));
+        }
+    }
+    let out = match g.output {
+        Format::Json => crate::render::json::to_json(&doc),
+        Format::Yaml => crate::render::json::to_yaml(&doc),
+        Format::Junit => Ok(junit::render(&analysis::junit_suites(&doc))),
+        Format::Text => Ok(analysis::text(&doc, g.color.enabled())),
+    }
+    .map_err(Error::Output)?;
+    super::emit(&out)?;
+    Ok(doc.exit_code())
+}
+
+/// Ctrl-C (SIGINT) or SIGTERM, whichever comes first.
+async fn interrupted() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return "interrupted";
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "interrupted",
+            _ = term.recv() => "terminated",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
+    }
+}
+
+type CheckResult = Result<(Vec<Checked>, Option<Cluster>)>;
+
+async fn check_all(
+    a: &NodeCheckArgs,
+    g: &Global,
+    transport: Transport,
+    pods: ProbePods,
+    cluster_slot: Arc<Mutex<Option<Cluster>>>,
+) -> CheckResult {
+    let needs_cluster = transport == Transport::Exec || a.all || a.label;
+    let cluster = if needs_cluster {
+        let c = Cluster::connect(&connect_options(g, a.namespace.clone()))
+            .await
+            .map_err(|e| match (transport, a.exec) {
+                (Transport::Exec, false) => Error::Unreachable(format!(
+                    "{e}; checking named nodes goes through the cluster (--exec) by default: use \
+                     --ssh [user@]host to reach them over SSH, or --local on the node itself"
+                )),
+                _ => e,
+            })?;
+        if let Ok(mut slot) = cluster_slot.lock() {
+            *slot = Some(c.clone());
+        }
+        Some(c)
+    } else {
+        None
+    };
+
+    let targets: Vec<Target> = match (transport, a.all) {
+        (Transport::Local, _) => vec![Target {
+            node: None,
+            address: "local".into(),
+        }],
+        (_, false) => a
+            .nodes
+            .iter()
+            .map(|n| Target {
+                node: (transport == Transport::Exec).then(|| n.clone()),
+                address: n.clone(),
+            })
+            .collect(),
+        (_, true) => {
+            let cluster = cluster.as_ref().expect("connected for --all");
+            let nodes = match cluster
+                .list(
+                    Api::<Node>::all(cluster.client()),
+                    ListParams::default(),
+                    Access::cluster("nodes"),
+                    |_| true,
+                )
+                .await?
+            {
+                Fetch::Got(n) => n,
+                _ => {
+                    return Err(Error::Unreachable(
+                        "--all: not allowed to list nodes (needs list on nodes; deploy/rbac.yaml's volmnt-reader has it)"
+                            .into(),
+                    ))
+                }
+            };
+            let mut t = Vec::new();
+            for n in nodes {
+                let name = n.metadata.name.clone().unwrap_or_default();
+                if transport == Transport::Ssh {
+                    let addr = internal_ip(&n).unwrap_or_else(|| name.clone());
+                    if ssh::validate_destination(&addr).is_err() {
+                        continue;
+                    }
+                    t.push(Target {
+                        node: Some(name),
+                        address: addr,
+                    });
+                } else {
+                    t.push(Target {
+                        node: Some(name.clone()),
+                        address: name,
+                    });
+                }
+            }
+            if t.is_empty() {
+                return Err(Error::Input {
+                    context: "--all".into(),
+                    message: format!("the cluster ({}) has no nodes", cluster.target),
+                });
+            }
+            t
+        }
+    };
+
+    let exec_opts = cluster.as_ref().map(|c| ExecOptions {
+        namespace: c.namespace.clone(),
+        image: a.image.clone(),
+        deadline: a.timeout + Duration::from_secs(60),
+        request_timeout: g.conn.request_timeout,
+    });
+    if transport == Transport::Exec {
+        let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
+        if let Some(o) = &exec_opts {
+            eprintln!("{}", exec::announcement(o, &names));
+        }
+    }
+    let ssh_opts = if transport == Transport::Ssh {
+        Some(SshOptions {
+            program: ssh::find_ssh()?,
+            connect_timeout: a.connect_timeout.min(a.timeout),
+            options: a.ssh_option.clone(),
+            user: a.ssh_user.clone(),
+        })
+    } else {
+        None
+    };
+
+    let progress = ProgressLine::new(a.progress, targets.len());
+    let client = cluster.as_ref().map(|c| c.client());
+    let per_node = a.timeout;
+    let checked: Vec<Checked> = futures::stream::iter(targets)
+        .map(|t| {
+            let pods = pods.clone();
+            let client = client.clone();
+            let exec_opts = exec_opts.clone();
+            let ssh_opts = ssh_opts.clone();
+            let progress = &progress;
+            let root = a.root.clone();
+            async move {
+                let label = t.display();
+                progress.start(&label);
+                let t0 = Instant::now();
+                let work = async {
+                    match transport {
+                        Transport::Exec => {
+                            let client = client.expect("connected for --exec");
+                            let o = exec_opts.expect("exec options");
+                            if !a.all && !exec::node_exists(&client, &t.address, o.request_timeout).await? {
+                                return Err(Error::Unreachable(format!(
+                                    "node {:?} does not exist in the cluster (`kubectl get nodes` lists them)",
+                                    t.address
+                                )));
+                            }
+                            exec::run(&client, &t.address, &o, &pods, per_node).await
+                        }
+                        Transport::Ssh => {
+                            let o = ssh_opts.expect("ssh options");
+                            ssh::run(&o, &t.address, per_node).await
+                        }
+                        Transport::Local => analysis::run_local(root.as_deref(), per_node).await,
+                    }
+                };
+                // The transports bound themselves by `per_node`; this is a backstop.
+                let run = match tokio::time::timeout(per_node + Duration::from_secs(5), work).await {
+                    Ok(Ok(r)) => Ok(r),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(_) => Err(format!(
+                        "{}: no result within {} (--timeout)",
+                        t.display(),
+                        human_duration(per_node)
+                    )),
+                };
+                progress.finish(&label, run.is_ok());
+                Checked {
+                    target: t,
+                    elapsed: t0.elapsed(),
+                    run,
+                }
+            }
+        })
+        .buffer_unordered(usize::from(a.concurrency))
+        .collect()
+        .await;
+    progress.clear();
+    let mut checked = checked;
+    checked.sort_by_key(|c| c.target.display());
+    Ok((checked, if a.label { cluster } else { None }))
+}
+
+/// The node's InternalIP (the first), for `--ssh --all`.
+fn internal_ip(n: &Node) -> Option<String> {
+    n.status
+        .as_ref()?
+        .addresses
+        .as_ref()?
+        .iter()
+        .find(|a| a.type_ == "InternalIP")
+        .map(|a| a.address.clone())
+}
+
+/// `--label`: `volmnt.io/mount.<fs>=true|false` on every node that was checked.
+async fn write_labels(cluster: &Cluster, doc: &mut analysis::Document) {
+    let api: Api<Node> = Api::all(cluster.client());
+    for n in &mut doc.nodes {
+        let Some(node) = n.node.clone() else { continue };
+        if n.labels.is_empty() {
+            continue;
+        }
+        let labels: BTreeMap<String, Option<String>> = n
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(v.clone())))
+            .collect();
+        let patch = serde_json::json!({"metadata": {"labels": labels}});
+        match api
+            .patch(&node, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            Ok(_) => n.labelled = true,
+            Err(e) => {
+                let msg = match e {
+                    kube::Error::Api(s) if s.code == 403 => format!(
+                        "not allowed to label node {node} (needs patch on nodes: deploy/rbac.yaml's volmnt-node-labeler)"
+                    ),
+                    other => format!("labelling node {node}: {other}"),
+                };
+                eprintln!("volmnt: {msg}");
+                n.notes.push(msg);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// node gc
+// ---------------------------------------------------------------------------------------------
+
+pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
+    let rt = runtime()?;
+    let deleted = rt.block_on(async {
+        let cluster = Cluster::connect(&connect_options(g, a.namespace.clone())).await?;
+        let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
+        exec::gc(
+            &cluster.client(),
+            ns.as_deref(),
+            a.min_age,
+            g.conn.request_timeout,
+        )
+        .await
+    })?;
+    let out = match g.output {
+        Format::Json => crate::render::json::to_json(&serde_json::json!({ "deleted": deleted })),
+        Format::Yaml => crate::render::json::to_yaml(&serde_json::json!({ "deleted": deleted })),
+        Format::Junit => Err(crate::render::JUNIT_ONLY.to_string()),
+        Format::Text if deleted.is_empty() => Ok("no probe pods to delete\n".to_string()),
+        Format::Text => Ok(deleted
+            .iter()
+            .map(|p| format!("deleted pod {p}\n"))
+            .collect()),
+    }
+    .map_err(Error::Output)?;
+    super::emit(&out)?;
+    Ok(ExitCode::Ok)
+}
+
+// ---------------------------------------------------------------------------------------------
+// From probe output to the verdict (parse::probe + diagnose::node_check)
+// ---------------------------------------------------------------------------------------------
+
+mod analysis {
+    use super::*;
+
+    /// One requirement on one node.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct RequirementResult {
+        pub name: String,
+        pub ok: bool,
+        pub detail: String,
+    }
+
+    /// One node's outcome.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct NodeResult {
+        /// The Kubernetes node name, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node: Option<String>,
+        /// What was contacted: the node name (exec), the ssh destination, `local`.
+        pub target: String,
+        /// `pass`, `fail` (a required check failed) or `unreachable`.
+        pub status: &'static str,
+        pub elapsed_ms: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub error: Option<String>,
+        pub requirements: Vec<RequirementResult>,
+        /// The probe's findings (parse::probe / diagnose::node_check), when it ran.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub report: Option<serde_json::Value>,
+        /// Labels `--label` writes (or would write).
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+        pub labels: BTreeMap<String, String>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub labelled: bool,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub notes: Vec<String>,
+    }
+
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Summary {
+        pub checked: usize,
+        pub passed: usize,
+        pub failed: usize,
+        pub unreachable: usize,
+    }
+
+    /// The whole `node check` document (`-o json|yaml`).
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Document {
+        /// `pass`, `fail` or `unreachable`, as the exit code says it.
+        pub status: &'static str,
+        pub transport: Transport,
+        pub required: Vec<String>,
+        pub summary: Summary,
+        pub elapsed_ms: u64,
+        pub nodes: Vec<NodeResult>,
+    }
+
+    impl Document {
+        pub fn exit_code(&self) -> ExitCode {
+            match self.status {
+                "fail" => ExitCode::Problem,
+                "unreachable" => ExitCode::Unreachable,
+                _ => ExitCode::Ok,
+            }
+        }
+    }
+
+    /// Requirement names volmnt knows.
+    pub const KNOWN: &[&str] = &[
+        "nfs",
+        "nfs4",
+        "rbd",
+        "cephfs",
+        "iscsi",
+        "smb",
+        "glusterfs",
+        "xfs",
+        "ext4",
+    ];
+
+    pub fn validate_requirements(req: &[String]) -> Result<()> {
+        for r in req {
+            if !KNOWN.contains(&r.as_str()) {
+                return Err(Error::Usage(format!(
+                    "--require {r:?}: unknown; volmnt checks {}",
+                    KNOWN.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `--local`.
+    pub async fn run_local(
+        _root: Option<&std::path::Path>,
+        _timeout: Duration,
+    ) -> Result<ProbeRun> {
+        Err(Error::Usage("--local is not built yet".into()))
+    }
+
+    pub fn evaluate(c: Checked, required: &[String], _t: Transport) -> NodeResult {
+        let elapsed_ms = c.elapsed.as_millis() as u64;
+        match c.run {
+            Err(e) => NodeResult {
+                node: c.target.node.clone(),
+                target: c.target.address.clone(),
+                status: "unreachable",
+                elapsed_ms,
+                error: Some(e),
+                requirements: Vec::new(),
+                report: None,
+                labels: BTreeMap::new(),
+                labelled: false,
+                notes: Vec::new(),
+            },
+            Ok(run) => {
+                let reqs: Vec<RequirementResult> = required
+                    .iter()
+                    .map(|r| RequirementResult {
+                        name: r.clone(),
+                        ok: false,
+                        detail: "the probe's analysis is not built yet".into(),
+                    })
+                    .collect();
+                let failed = reqs.iter().any(|r| !r.ok);
+                let labels = reqs
+                    .iter()
+                    .map(|r| (format!("volmnt.io/mount.{}", r.name), r.ok.to_string()))
+                    .collect();
+                NodeResult {
+                    node: c.target.node.clone(),
+                    target: c.target.address.clone(),
+                    status: if failed { "fail" } else { "pass" },
+                    elapsed_ms,
+                    error: None,
+                    requirements: reqs,
+                    report: Some(serde_json::json!({
+                        "exit_code": run.exit_code,
+                        "output_bytes": run.stdout.len(),
+                    })),
+                    labels,
+                    labelled: false,
+                    notes: Vec::new(),
+                }
+            }
+        }
+    }
+
+    pub fn document(
+        mut nodes: Vec<NodeResult>,
+        required: &[String],
+        transport: Transport,
+        elapsed: Duration,
+    ) -> Document {
+        nodes.sort_by(|a, b| a.target.cmp(&b.target));
+        let count = |s: &str| nodes.iter().filter(|n| n.status == s).count();
+        let summary = Summary {
+            checked: nodes.len(),
+            passed: count("pass"),
+            failed: count("fail"),
+            unreachable: count("unreachable"),
+        };
+        let status = if summary.failed > 0 {
+            "fail"
+        } else if summary.unreachable > 0 {
+            "unreachable"
+        } else {
+            "pass"
+        };
+        Document {
+            status,
+            transport,
+            required: required.to_vec(),
+            summary,
+            elapsed_ms: elapsed.as_millis() as u64,
+            nodes,
+        }
+    }
+
+    fn name_of(n: &NodeResult) -> String {
+        match &n.node {
+            Some(node) if *node != n.target => format!("{node} ({})", n.target),
+            Some(node) => node.clone(),
+            None => n.target.clone(),
+        }
+    }
+
+    pub fn text(doc: &Document, _color: bool) -> String {
+        let mut out = String::new();
+        let head = match doc.status {
+            "pass" if doc.required.is_empty() => {
+                format!("OK {} node(s) checked", doc.summary.checked)
+            }
+            "pass" => format!(
+                "PASS all {} node(s) have {}",
+                doc.summary.checked,
+                doc.required.join(", ")
+            ),
+            "fail" => format!(
+                "FAIL {} of {} node(s) lack what is required ({})",
+                doc.summary.failed,
+                doc.summary.checked,
+                doc.required.join(", ")
+            ),
+            _ => format!(
+                "UNREACHABLE {} of {} node(s) could not be probed",
+                doc.summary.unreachable, doc.summary.checked
+            ),
+        };
+        out.push_str(&format!(
+            "{head} (via {}, {})\n",
+            doc.transport.name(),
+            human_duration(Duration::from_millis(doc.elapsed_ms))
+        ));
+        for n in &doc.nodes {
+            let took = human_duration(Duration::from_millis(n.elapsed_ms));
+            match &n.error {
+                Some(e) => out.push_str(&format!("  {}  UNREACHABLE  {e}  [{took}]\n", name_of(n))),
+                None => {
+                    let reqs: Vec<String> = n
+                        .requirements
+                        .iter()
+                        .map(|r| format!("{} {}", r.name, if r.ok { "ok" } else { "MISSING" }))
+                        .collect();
+                    out.push_str(&format!(
+                        "  {}  {}  {}  [{took}]\n",
+                        name_of(n),
+                        n.status.to_uppercase(),
+                        reqs.join(", ")
+                    ));
+                    for r in n.requirements.iter().filter(|r| !r.ok) {
+                        out.push_str(&format!("      {}: {}\n", r.name, r.detail));
+                    }
+                }
+            }
+            for note in &n.notes {
+                out.push_str(&format!("      note: {note}\n"));
+            }
+        }
+        out
+    }
+
+    pub fn junit_suites(doc: &Document) -> Vec<junit::Suite> {
+        doc.nodes
+            .iter()
+            .map(|n| {
+                let name = n.node.clone().unwrap_or_else(|| n.target.clone());
+                let classname = format!("volmnt.node-check.{name}");
+                let time = n.elapsed_ms as f64 / 1000.0;
+                let cases = match &n.error {
+                    Some(e) => {
+                        let names: Vec<String> = if doc.required.is_empty() {
+                            vec!["probe".into()]
+                        } else {
+                            doc.required.clone()
+                        };
+                        names
+                            .into_iter()
+                            .map(|r| junit::TestCase {
+                                classname: classname.clone(),
+                                name: r,
+                                time,
+                                outcome: junit::Outcome::Error {
+                                    message: format!("{name} could not be probed"),
+                                    text: e.clone(),
+                                },
+                                system_out: None,
+                            })
+                            .collect()
+                    }
+                    None if n.requirements.is_empty() => vec![junit::TestCase {
+                        classname: classname.clone(),
+                        name: "probe".into(),
+                        time,
+                        outcome: junit::Outcome::Passed,
+                        system_out: None,
+                    }],
+                    None => n
+                        .requirements
+                        .iter()
+                        .map(|r| junit::TestCase {
+                            classname: classname.clone(),
+                            name: r.name.clone(),
+                            time,
+                            outcome: if r.ok {
+                                junit::Outcome::Passed
+                            } else {
+                                junit::Outcome::Failed {
+                                    message: format!("{name} cannot mount {}", r.name),
+                                    text: r.detail.clone(),
+                                }
+                            },
+                            system_out: None,
+                        })
+                        .collect(),
+                };
+                junit::Suite {
+                    name,
+                    time,
+                    cases,
+                    properties: vec![
+                        ("transport".into(), doc.transport.name().into()),
+                        ("target".into(), n.target.clone()),
+                    ],
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(human_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(human_duration(Duration::from_secs(3)), "3s");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(human_duration(Duration::from_secs(120)), "2m");
+        assert_eq!(human_duration(Duration::from_secs(90)), "1m30s");
+    }
 }
