@@ -12,5 +12,6 @@ mod doctor;
 mod explain;
 mod fake_api;
 mod live;
+mod node_check;
 mod output;
 mod rbac;

@@ -20,6 +20,7 @@ use crate::collect::cluster::{Access, Cluster, ConnectOptions, Fetch};
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::node::ssh::{self, SshOptions};
 use crate::collect::node::ProbeRun;
+use crate::diagnose::node_check::Requirement;
 use crate::error::{Error, ExitCode, Result};
 use crate::render::junit;
 use crate::render::Format;
@@ -104,9 +105,9 @@ pub struct NodeCheckArgs {
     /// Nodes checked at the same time
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
-    /// What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, ...
-    #[arg(long, value_name = "FS,...", value_delimiter = ',')]
-    pub require: Vec<String>,
+    /// What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4
+    #[arg(long, value_name = "FS,...", value_delimiter = ',', value_parser = parse_requirement)]
+    pub require: Vec<Requirement>,
     /// Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)
     #[arg(long)]
     pub label: bool,
@@ -139,6 +140,10 @@ pub struct NodeGcArgs {
     /// Only pods older than this (e.g. 10m), to spare a check running now
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub min_age: Option<Duration>,
+}
+
+fn parse_requirement(s: &str) -> std::result::Result<Requirement, String> {
+    s.parse()
 }
 
 pub fn run(c: &NodeCommand, g: &Global) -> Result<ExitCode> {
@@ -226,7 +231,9 @@ impl Target {
 struct Checked {
     target: Target,
     elapsed: Duration,
-    run: std::result::Result<ProbeRun, String>,
+    run: Result<ProbeRun>,
+    /// UIDs of the pods the API says run on the node (exec), to tell orphaned mounts.
+    pods_on_node: Option<Vec<String>>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,13 +350,37 @@ fn validate(a: &NodeCheckArgs, transport: Transport) -> Result<()> {
             ssh::validate_destination(d).map_err(Error::Usage)?;
         }
     }
+    if transport == Transport::Exec {
+        for n in &a.nodes {
+            if !is_node_name(n) {
+                return Err(Error::Usage(format!(
+                    "{n:?} is not a node name (Kubernetes names are lower-case letters, digits, `-` and `.`); \
+                     `kubectl get nodes` lists them, and --ssh takes host names and addresses"
+                )));
+            }
+        }
+    }
     if a.label && (transport == Transport::Local || (transport == Transport::Ssh && !a.all)) {
         return Err(Error::Usage(
             "--label writes Node labels, so it needs node names: use it with --exec, or with --ssh --all".into(),
         ));
     }
-    analysis::validate_requirements(&a.require)?;
     Ok(())
+}
+
+/// A Kubernetes object name as Node names are (RFC 1123 DNS subdomain).
+fn is_node_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 253
+        && n.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
 }
 
 pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
@@ -389,7 +420,7 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let (checked, label_cluster) = result?;
     let evaluated: Vec<analysis::NodeResult> = checked
         .into_iter()
-        .map(|c| analysis::evaluate(c, &a.require, transport))
+        .map(|c| analysis::evaluate(c, &a.require))
         .collect();
     let mut doc = analysis::document(evaluated, &a.require, transport, started.elapsed());
     if a.label {
@@ -526,6 +557,7 @@ async fn check_all(
         image: a.image.clone(),
         deadline: a.timeout + Duration::from_secs(60),
         request_timeout: g.conn.request_timeout,
+        step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
     });
     if transport == Transport::Exec {
         let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
@@ -547,6 +579,7 @@ async fn check_all(
     let progress = ProgressLine::new(a.progress, targets.len());
     let client = cluster.as_ref().map(|c| c.client());
     let per_node = a.timeout;
+    let request_timeout = g.conn.request_timeout;
     let checked: Vec<Checked> = futures::stream::iter(targets)
         .map(|t| {
             let pods = pods.clone();
@@ -562,7 +595,7 @@ async fn check_all(
                 let work = async {
                     match transport {
                         Transport::Exec => {
-                            let client = client.expect("connected for --exec");
+                            let client = client.clone().expect("connected for --exec");
                             let o = exec_opts.expect("exec options");
                             if !a.all && !exec::node_exists(&client, &t.address, o.request_timeout).await? {
                                 return Err(Error::Unreachable(format!(
@@ -576,24 +609,30 @@ async fn check_all(
                             let o = ssh_opts.expect("ssh options");
                             ssh::run(&o, &t.address, per_node).await
                         }
-                        Transport::Local => analysis::run_local(root.as_deref(), per_node).await,
+                        Transport::Local => analysis::run_local(root, per_node).await,
                     }
                 };
                 // The transports bound themselves by `per_node`; this is a backstop.
                 let run = match tokio::time::timeout(per_node + Duration::from_secs(5), work).await {
-                    Ok(Ok(r)) => Ok(r),
-                    Ok(Err(e)) => Err(e.to_string()),
-                    Err(_) => Err(format!(
+                    Ok(r) => r,
+                    Err(_) => Err(Error::Unreachable(format!(
                         "{}: no result within {} (--timeout)",
                         t.display(),
                         human_duration(per_node)
-                    )),
+                    ))),
+                };
+                let pods_on_node = match (&client, &t.node, &run) {
+                    (Some(c), Some(n), Ok(_)) if transport == Transport::Exec => {
+                        pod_uids_on(c, n, request_timeout).await
+                    }
+                    _ => None,
                 };
                 progress.finish(&label, run.is_ok());
                 Checked {
                     target: t,
                     elapsed: t0.elapsed(),
                     run,
+                    pods_on_node,
                 }
             }
         })
@@ -601,9 +640,34 @@ async fn check_all(
         .collect()
         .await;
     progress.clear();
+    // On this machine, a bad --root is the command line's fault, not a node's.
+    if transport == Transport::Local {
+        if let Some(Err(e)) = checked.iter().map(|c| &c.run).find(|r| r.is_err()) {
+            if e.exit_code() == ExitCode::Usage {
+                return Err(Error::Usage(e.to_string()));
+            }
+        }
+    }
     let mut checked = checked;
     checked.sort_by_key(|c| c.target.display());
     Ok((checked, if a.label { cluster } else { None }))
+}
+
+/// UIDs of the pods on `node` (any namespace), so the analysis can tell a pod's leftover mount
+/// from a live one. `None` when the API does not say (then the pod directories are used).
+async fn pod_uids_on(client: &kube::Client, node: &str, timeout: Duration) -> Option<Vec<String>> {
+    let api: Api<k8s_openapi::api::core::v1::Pod> = Api::all(client.clone());
+    let lp = ListParams::default().fields(&format!("spec.nodeName={node}"));
+    let list = tokio::time::timeout(timeout, api.list_metadata(&lp))
+        .await
+        .ok()?
+        .ok()?;
+    Some(
+        list.items
+            .into_iter()
+            .filter_map(|p| p.metadata.uid)
+            .collect(),
+    )
 }
 
 /// The node's InternalIP (the first), for `--ssh --all`.
@@ -683,19 +747,12 @@ pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// From probe output to the verdict (parse::probe + diagnose::node_check)
+// From probe output to the verdict: parse::probe reads it, diagnose::node_check judges it
 // ---------------------------------------------------------------------------------------------
 
 mod analysis {
     use super::*;
-
-    /// One requirement on one node.
-    #[derive(Debug, Clone, Serialize)]
-    pub struct RequirementResult {
-        pub name: String,
-        pub ok: bool,
-        pub detail: String,
-    }
+    use crate::diagnose::node_check::{self, NodeReport, Severity};
 
     /// One node's outcome.
     #[derive(Debug, Clone, Serialize)]
@@ -705,16 +762,16 @@ mod analysis {
         pub node: Option<String>,
         /// What was contacted: the node name (exec), the ssh destination, `local`.
         pub target: String,
-        /// `pass`, `fail` (a required check failed) or `unreachable`.
+        /// `pass` (every requirement met), `fail` (one is not), or `unreachable` (not probed).
         pub status: &'static str,
         pub elapsed_ms: u64,
+        /// Why the node could not be probed.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub error: Option<String>,
-        pub requirements: Vec<RequirementResult>,
-        /// The probe's findings (parse::probe / diagnose::node_check), when it ran.
+        /// The probe's findings, when it ran.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub report: Option<serde_json::Value>,
-        /// Labels `--label` writes (or would write).
+        pub report: Option<NodeReport>,
+        /// Labels `--label` writes for this node (what it can mount).
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]
         pub labels: BTreeMap<String, String>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -737,7 +794,7 @@ mod analysis {
         /// `pass`, `fail` or `unreachable`, as the exit code says it.
         pub status: &'static str,
         pub transport: Transport,
-        pub required: Vec<String>,
+        pub required: Vec<Requirement>,
         pub summary: Summary,
         pub elapsed_ms: u64,
         pub nodes: Vec<NodeResult>,
@@ -753,94 +810,91 @@ mod analysis {
         }
     }
 
-    /// Requirement names volmnt knows.
-    pub const KNOWN: &[&str] = &[
-        "nfs",
-        "nfs4",
-        "rbd",
-        "cephfs",
-        "iscsi",
-        "smb",
-        "glusterfs",
-        "xfs",
-        "ext4",
-    ];
+    /// `--local`: the probe here (blocking: it runs on the blocking pool).
+    pub async fn run_local(root: Option<PathBuf>, timeout: Duration) -> Result<ProbeRun> {
+        tokio::task::spawn_blocking(move || {
+            crate::collect::node::local::run(root.as_deref(), timeout)
+        })
+        .await
+        .map_err(|e| Error::Unreachable(format!("running the probe: {e}")))?
+    }
 
-    pub fn validate_requirements(req: &[String]) -> Result<()> {
-        for r in req {
-            if !KNOWN.contains(&r.as_str()) {
-                return Err(Error::Usage(format!(
-                    "--require {r:?}: unknown; volmnt checks {}",
-                    KNOWN.join(", ")
-                )));
-            }
+    fn unreachable(c: &Checked, error: String) -> NodeResult {
+        NodeResult {
+            node: c.target.node.clone(),
+            target: c.target.address.clone(),
+            status: "unreachable",
+            elapsed_ms: c.elapsed.as_millis() as u64,
+            error: Some(error),
+            report: None,
+            labels: BTreeMap::new(),
+            labelled: false,
+            notes: Vec::new(),
         }
-        Ok(())
     }
 
-    /// `--local`.
-    pub async fn run_local(
-        _root: Option<&std::path::Path>,
-        _timeout: Duration,
-    ) -> Result<ProbeRun> {
-        Err(Error::Usage("--local is not built yet".into()))
-    }
-
-    pub fn evaluate(c: Checked, required: &[String], _t: Transport) -> NodeResult {
-        let elapsed_ms = c.elapsed.as_millis() as u64;
-        match c.run {
-            Err(e) => NodeResult {
-                node: c.target.node.clone(),
-                target: c.target.address.clone(),
-                status: "unreachable",
-                elapsed_ms,
-                error: Some(e),
-                requirements: Vec::new(),
-                report: None,
-                labels: BTreeMap::new(),
-                labelled: false,
-                notes: Vec::new(),
-            },
-            Ok(run) => {
-                let reqs: Vec<RequirementResult> = required
-                    .iter()
-                    .map(|r| RequirementResult {
-                        name: r.clone(),
-                        ok: false,
-                        detail: "the probe's analysis is not built yet".into(),
-                    })
-                    .collect();
-                let failed = reqs.iter().any(|r| !r.ok);
-                let labels = reqs
-                    .iter()
-                    .map(|r| (format!("volmnt.io/mount.{}", r.name), r.ok.to_string()))
-                    .collect();
-                NodeResult {
-                    node: c.target.node.clone(),
-                    target: c.target.address.clone(),
-                    status: if failed { "fail" } else { "pass" },
-                    elapsed_ms,
-                    error: None,
-                    requirements: reqs,
-                    report: Some(serde_json::json!({
-                        "exit_code": run.exit_code,
-                        "output_bytes": run.stdout.len(),
-                    })),
-                    labels,
-                    labelled: false,
-                    notes: Vec::new(),
-                }
+    /// Parse and judge what one node sent back.
+    pub fn evaluate(c: Checked, required: &[Requirement]) -> NodeResult {
+        let run = match &c.run {
+            Err(e) => return unreachable(&c, e.to_string()),
+            Ok(r) => r,
+        };
+        let text = String::from_utf8_lossy(&run.stdout);
+        let facts = match crate::parse::probe::parse(&text) {
+            Ok(f) => f,
+            Err(e) => {
+                let why = match (run.exit_code, ssh::last_line(&run.stderr)) {
+                    (None, _) => format!("the probe was stopped at the time limit; {e}"),
+                    (Some(code), Some(err)) if code != 0 => {
+                        format!("the probe failed (exit {code}): {err}; {e}")
+                    }
+                    _ => e.to_string(),
+                };
+                return unreachable(&c, why);
             }
+        };
+        let report = node_check::analyze(&facts, required, c.pods_on_node.as_deref());
+        let labels = report
+            .capabilities
+            .iter()
+            .map(|cap| {
+                (
+                    format!("volmnt.io/mount.{}", cap.volume),
+                    cap.ok.to_string(),
+                )
+            })
+            .collect();
+        let mut notes = Vec::new();
+        if run.exit_code.is_none() {
+            notes.push("the probe was stopped at the time limit: some facts may be missing".into());
+        }
+        if run.stderr.contains("volmnt: the probe pod was not deleted") {
+            notes.push(run.stderr.trim().to_string());
+        }
+        NodeResult {
+            node: c.target.node.clone(),
+            target: c.target.address.clone(),
+            status: if report.requirements_met() {
+                "pass"
+            } else {
+                "fail"
+            },
+            elapsed_ms: c.elapsed.as_millis() as u64,
+            error: None,
+            report: Some(report),
+            labels,
+            labelled: false,
+            notes,
         }
     }
 
     pub fn document(
         mut nodes: Vec<NodeResult>,
-        required: &[String],
+        required: &[Requirement],
         transport: Transport,
         elapsed: Duration,
     ) -> Document {
-        nodes.sort_by(|a, b| a.target.cmp(&b.target));
+        nodes.sort_by_key(name_of);
         let count = |s: &str| nodes.iter().filter(|n| n.status == s).count();
         let summary = Summary {
             checked: nodes.len(),
@@ -865,7 +919,7 @@ mod analysis {
         }
     }
 
-    fn name_of(n: &NodeResult) -> String {
+    pub fn name_of(n: &NodeResult) -> String {
         match &n.node {
             Some(node) if *node != n.target => format!("{node} ({})", n.target),
             Some(node) => node.clone(),
@@ -873,26 +927,48 @@ mod analysis {
         }
     }
 
-    pub fn text(doc: &Document, _color: bool) -> String {
+    fn req_list(r: &[Requirement]) -> String {
+        r.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
+    fn paint(s: &str, color: bool, code: &str) -> String {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    pub fn text(doc: &Document, color: bool) -> String {
         let mut out = String::new();
+        let s = &doc.summary;
         let head = match doc.status {
             "pass" if doc.required.is_empty() => {
-                format!("OK {} node(s) checked", doc.summary.checked)
+                format!("{} {} node(s) checked", paint("OK", color, "32"), s.checked)
             }
             "pass" => format!(
-                "PASS all {} node(s) have {}",
-                doc.summary.checked,
-                doc.required.join(", ")
+                "{} every node ({}) has {}",
+                paint("PASS", color, "32"),
+                s.checked,
+                req_list(&doc.required)
             ),
             "fail" => format!(
-                "FAIL {} of {} node(s) lack what is required ({})",
-                doc.summary.failed,
-                doc.summary.checked,
-                doc.required.join(", ")
+                "{} {} of {} node(s) cannot mount what is required ({}){}",
+                paint("FAIL", color, "31"),
+                s.failed,
+                s.checked,
+                req_list(&doc.required),
+                if s.unreachable > 0 {
+                    format!("; {} could not be probed", s.unreachable)
+                } else {
+                    String::new()
+                }
             ),
             _ => format!(
-                "UNREACHABLE {} of {} node(s) could not be probed",
-                doc.summary.unreachable, doc.summary.checked
+                "{} {} of {} node(s) could not be probed",
+                paint("UNREACHABLE", color, "33"),
+                s.unreachable,
+                s.checked
             ),
         };
         out.push_str(&format!(
@@ -901,33 +977,107 @@ mod analysis {
             human_duration(Duration::from_millis(doc.elapsed_ms))
         ));
         for n in &doc.nodes {
+            out.push('\n');
             let took = human_duration(Duration::from_millis(n.elapsed_ms));
-            match &n.error {
-                Some(e) => out.push_str(&format!("  {}  UNREACHABLE  {e}  [{took}]\n", name_of(n))),
-                None => {
-                    let reqs: Vec<String> = n
-                        .requirements
-                        .iter()
-                        .map(|r| format!("{} {}", r.name, if r.ok { "ok" } else { "MISSING" }))
-                        .collect();
-                    out.push_str(&format!(
-                        "  {}  {}  {}  [{took}]\n",
-                        name_of(n),
-                        n.status.to_uppercase(),
-                        reqs.join(", ")
-                    ));
-                    for r in n.requirements.iter().filter(|r| !r.ok) {
-                        out.push_str(&format!("      {}: {}\n", r.name, r.detail));
-                    }
+            let Some(r) = &n.report else {
+                out.push_str(&format!(
+                    "{}  {}  [{took}]\n  {}\n",
+                    name_of(n),
+                    paint("UNREACHABLE", color, "33"),
+                    n.error.as_deref().unwrap_or("")
+                ));
+                continue;
+            };
+            let status = match n.status {
+                "pass" if doc.required.is_empty() => paint("checked", color, "32"),
+                "pass" => paint("PASS", color, "32"),
+                _ => paint("FAIL", color, "31"),
+            };
+            let about: Vec<String> = [
+                r.os.clone(),
+                r.kernel.clone().map(|k| format!("kernel {k}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            out.push_str(&format!(
+                "{}  {status}  {}[{took}]\n",
+                name_of(n),
+                if about.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}  ", about.join(", "))
+                }
+            ));
+            for q in &r.requirements {
+                let mark = if q.ok {
+                    paint("ok", color, "32")
+                } else {
+                    paint("MISSING", color, "31")
+                };
+                out.push_str(&format!(
+                    "  require {}: {mark}  {}\n",
+                    q.requirement, q.detail
+                ));
+                if let Some(cmd) = q.install.as_ref().and_then(|i| i.command.as_deref()) {
+                    out.push_str(&format!("      fix: {cmd}\n"));
+                } else if let Some(adv) = q.install.as_ref().and_then(|i| i.advice.as_deref()) {
+                    out.push_str(&format!("      fix: {adv}\n"));
                 }
             }
-            for note in &n.notes {
-                out.push_str(&format!("      note: {note}\n"));
+            let can: Vec<&str> = r
+                .capabilities
+                .iter()
+                .filter(|c| c.ok)
+                .map(|c| c.volume.as_str())
+                .collect();
+            let cannot: Vec<&str> = r
+                .capabilities
+                .iter()
+                .filter(|c| !c.ok)
+                .map(|c| c.volume.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  can mount: {}{}\n",
+                if can.is_empty() {
+                    "-".to_string()
+                } else {
+                    can.join(", ")
+                },
+                if cannot.is_empty() {
+                    String::new()
+                } else {
+                    format!("; cannot: {}", cannot.join(", "))
+                }
+            ));
+            for i in &r.issues {
+                let sev = match i.severity {
+                    Severity::Error => paint("error", color, "31"),
+                    Severity::Warning => paint("warning", color, "33"),
+                };
+                out.push_str(&format!("  {sev}: {}\n", i.detail));
+                if let Some(fix) = &i.fix {
+                    out.push_str(&format!("      fix: {fix}\n"));
+                }
+            }
+            for e in &r.probe_errors {
+                out.push_str(&format!("  probe: {e}\n"));
+            }
+            for note in r.notes.iter().chain(&n.notes) {
+                out.push_str(&format!("  note: {note}\n"));
+            }
+            if n.labelled {
+                out.push_str(&format!(
+                    "  labelled: {} labels volmnt.io/mount.*\n",
+                    n.labels.len()
+                ));
             }
         }
         out
     }
 
+    /// `-o junit`: a suite per node; a case per requirement (or one `probe` case when nothing is
+    /// required). A node not reached gives an `<error>` in each of its cases.
     pub fn junit_suites(doc: &Document) -> Vec<junit::Suite> {
         doc.nodes
             .iter()
@@ -935,61 +1085,71 @@ mod analysis {
                 let name = n.node.clone().unwrap_or_else(|| n.target.clone());
                 let classname = format!("volmnt.node-check.{name}");
                 let time = n.elapsed_ms as f64 / 1000.0;
-                let cases = match &n.error {
-                    Some(e) => {
-                        let names: Vec<String> = if doc.required.is_empty() {
-                            vec!["probe".into()]
+                let case = |case: &str, outcome: junit::Outcome| junit::TestCase {
+                    classname: classname.clone(),
+                    name: case.to_string(),
+                    time,
+                    outcome,
+                    system_out: None,
+                };
+                let cases = match &n.report {
+                    None => {
+                        let err = n.error.clone().unwrap_or_default();
+                        let names: Vec<&str> = if doc.required.is_empty() {
+                            vec!["probe"]
                         } else {
-                            doc.required.clone()
+                            doc.required.iter().map(|r| r.as_str()).collect()
                         };
                         names
                             .into_iter()
-                            .map(|r| junit::TestCase {
-                                classname: classname.clone(),
-                                name: r,
-                                time,
-                                outcome: junit::Outcome::Error {
-                                    message: format!("{name} could not be probed"),
-                                    text: e.clone(),
-                                },
-                                system_out: None,
+                            .map(|r| {
+                                case(
+                                    r,
+                                    junit::Outcome::Error {
+                                        message: format!("{name} could not be probed"),
+                                        text: err.clone(),
+                                    },
+                                )
                             })
                             .collect()
                     }
-                    None if n.requirements.is_empty() => vec![junit::TestCase {
-                        classname: classname.clone(),
-                        name: "probe".into(),
-                        time,
-                        outcome: junit::Outcome::Passed,
-                        system_out: None,
-                    }],
-                    None => n
+                    Some(r) if r.requirements.is_empty() => {
+                        vec![case("probe", junit::Outcome::Passed)]
+                    }
+                    Some(r) => r
                         .requirements
                         .iter()
-                        .map(|r| junit::TestCase {
-                            classname: classname.clone(),
-                            name: r.name.clone(),
-                            time,
-                            outcome: if r.ok {
+                        .map(|q| {
+                            let outcome = if q.ok {
                                 junit::Outcome::Passed
                             } else {
+                                let fix = q
+                                    .install
+                                    .as_ref()
+                                    .and_then(|i| i.command.clone().or_else(|| i.advice.clone()))
+                                    .map(|f| format!("\nfix: {f}"))
+                                    .unwrap_or_default();
                                 junit::Outcome::Failed {
-                                    message: format!("{name} cannot mount {}", r.name),
-                                    text: r.detail.clone(),
+                                    message: format!("{name} cannot mount {}", q.requirement),
+                                    text: format!("{}{fix}", q.detail),
                                 }
-                            },
-                            system_out: None,
+                            };
+                            case(q.requirement.as_str(), outcome)
                         })
                         .collect(),
                 };
+                let mut properties = vec![
+                    ("transport".to_string(), doc.transport.name().to_string()),
+                    ("target".to_string(), n.target.clone()),
+                ];
+                if let Some(os) = n.report.as_ref().and_then(|r| r.os.clone()) {
+                    properties.push(("os".into(), os));
+                }
                 junit::Suite {
                     name,
                     time,
                     cases,
-                    properties: vec![
-                        ("transport".into(), doc.transport.name().into()),
-                        ("target".into(), n.target.clone()),
-                    ],
+                    properties,
                 }
             })
             .collect()
@@ -999,6 +1159,16 @@ mod analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_names_are_dns_subdomains() {
+        for ok in ["node1", "ip-10-0-0-7.ec2.internal", "a"] {
+            assert!(is_node_name(ok), "{ok}");
+        }
+        for bad in ["node1; touch x", "$(id)", "Node1", "-n", "a..b", "", "a_b"] {
+            assert!(!is_node_name(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_read_as_people_write_them() {

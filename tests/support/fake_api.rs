@@ -3821,7 +3821,10 @@ async fn exec_session(
             .push(s);
     };
 
-    // A slow node: the command starts late (the client may give up meanwhile).
+    // A slow node: the command starts late (the client may give up meanwhile); what arrives on
+    // stdin meanwhile is kept for it.
+    let mut early_stdin: Vec<Vec<u8>> = Vec::new();
+    let mut early_close = false;
     if !node.delay.is_zero() {
         let sleep = tokio::time::sleep(node.delay);
         tokio::pin!(sleep);
@@ -3829,6 +3832,11 @@ async fn exec_session(
             tokio::select! {
                 _ = &mut sleep => break,
                 m = rx.next() => match m {
+                    Some(Ok(Message::Binary(b))) if b.first() == Some(&0) => {
+                        session.stdin_bytes += b.len() - 1;
+                        early_stdin.push(b[1..].to_vec());
+                    }
+                    Some(Ok(Message::Binary(b))) if v5 && b[..] == [255, 0] => early_close = true,
                     Some(Ok(Message::Binary(_))) | Some(Ok(Message::Ping(_))) | Some(Ok(Message::Pong(_))) => {}
                     _ => { record(session); return; }
                 },
@@ -3874,7 +3882,10 @@ async fn exec_session(
         // Channel closed (v5 close-stream, or the session ended): EOF for the command.
         drop(stdin);
     });
-    let mut in_tx = Some(in_tx);
+    for chunk in early_stdin {
+        let _ = in_tx.send(chunk);
+    }
+    let mut in_tx = (!early_close).then_some(in_tx);
     let (out_tx, mut out_rx) = mpsc::channel::<(u8, Vec<u8>)>(16);
     for (ch, pipe) in [
         (

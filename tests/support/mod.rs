@@ -2,3 +2,4 @@
 //! with `#[path = "../tests/support/fake_api.rs"] mod fake_api;`.
 
 pub mod fake_api;
+pub mod sshd;

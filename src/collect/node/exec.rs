@@ -45,6 +45,8 @@ pub struct ExecOptions {
     pub deadline: Duration,
     /// Bound on each API request (create, get, delete).
     pub request_timeout: Duration,
+    /// `VOLMNT_STEP_TIMEOUT` for the probe: seconds each command in it may take.
+    pub step_timeout_secs: u64,
 }
 
 /// The probe pods created and not yet confirmed deleted, shared by every node's task and the
@@ -158,7 +160,10 @@ pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
                 "image": o.image,
                 "imagePullPolicy": "IfNotPresent",
                 "command": ["sleep", secs.to_string()],
-                "env": [{"name": "VOLMNT_ROOT", "value": RemoteRoot::PodMount.path()}],
+                "env": [
+                    {"name": "VOLMNT_ROOT", "value": RemoteRoot::PodMount.path()},
+                    {"name": "VOLMNT_LIVE", "value": "1"},
+                ],
                 "volumeMounts": [{"name": "host", "mountPath": RemoteRoot::PodMount.path(), "readOnly": true}],
                 "securityContext": {
                     "privileged": false,
@@ -469,7 +474,7 @@ async fn probe_in_pod(
             .exec(name, ["sh", "-s"], &ap)
             .await
             .map_err(|e| api_error(&format!("exec in probe pod {ns}/{name}"), ns, e))?;
-        let script = wrap_script(RemoteRoot::PodMount);
+        let script = wrap_script(RemoteRoot::PodMount, o.step_timeout_secs);
         let mut stdin = proc.stdin();
         let stdout = proc.stdout();
         let stderr = proc.stderr();
@@ -617,6 +622,7 @@ mod tests {
             image: "busybox:1.36".into(),
             deadline: Duration::from_secs(150),
             request_timeout: Duration::from_secs(5),
+            step_timeout_secs: 5,
         }
     }
 

@@ -39,17 +39,27 @@ impl RemoteRoot {
     }
 }
 
-/// The text sent to `sh -s`: a fixed prologue setting `VOLMNT_ROOT` (unless the node's own
-/// environment already sets it, e.g. sshd's `SetEnv` for a chroot), then the probe inside a
-/// brace group read in full before it runs, with its stdin from /dev/null so no command in the
-/// probe can swallow the rest of the script, then `exit`, so sh ends without waiting for the
-/// end of its input (the exec API's v4 protocol cannot signal it).
-pub fn wrap_script(root: RemoteRoot) -> String {
+/// The text sent to `sh -s`: a fixed prologue setting the probe's inputs (`VOLMNT_ROOT`,
+/// `VOLMNT_LIVE` in the pod, `VOLMNT_STEP_TIMEOUT`; each only unless the node's own environment
+/// sets it, e.g. sshd's `SetEnv` for a chroot), then the probe inside a brace group read in full
+/// before it runs, with its stdin from /dev/null so no command in the probe can swallow the rest
+/// of the script, then `exit`, so sh ends without waiting for the end of its input (the exec
+/// API's v4 protocol cannot signal it). Nothing in it comes from the user: the root is one of two
+/// fixed paths and the step timeout a number.
+pub fn wrap_script(root: RemoteRoot, step_timeout_secs: u64) -> String {
     let mut s = String::with_capacity(PROBE_SCRIPT.len() + 256);
     s.push_str("# volmnt node probe (read-only)\n");
     s.push_str(": \"${VOLMNT_ROOT:=");
     s.push_str(root.path());
-    s.push_str("}\"\nexport VOLMNT_ROOT\n{\n");
+    s.push_str("}\"\n");
+    if root == RemoteRoot::PodMount {
+        // hostPID: /proc and the processes are the node's, though its files are under /host.
+        s.push_str(": \"${VOLMNT_LIVE:=1}\"\nexport VOLMNT_LIVE\n");
+    }
+    s.push_str(&format!(
+        ": \"${{VOLMNT_STEP_TIMEOUT:={}}}\"\nexport VOLMNT_ROOT VOLMNT_STEP_TIMEOUT\n{{\n",
+        step_timeout_secs.max(1)
+    ));
     s.push_str(PROBE_SCRIPT);
     if !PROBE_SCRIPT.ends_with('\n') {
         s.push('\n');
@@ -187,20 +197,19 @@ pub fn with_user(dest: &str, user: Option<&str>) -> String {
     }
 }
 
-/// The ssh argument vector (after the program name) for one destination.
+/// The ssh argument vector (after the program name) for one destination. ssh keeps the FIRST
+/// value it is given for an option, so: `BatchMode=yes` first (never a password prompt, which
+/// would hang a parallel run), then the user's `--ssh-option`s, then our `ConnectTimeout` (which
+/// the user's can thus override).
 pub fn ssh_args(opts: &SshOptions, dest: &str) -> Vec<OsString> {
     let secs = opts.connect_timeout.as_secs().max(1);
-    let mut a: Vec<OsString> = vec![
-        "-T".into(),
-        "-o".into(),
-        "BatchMode=yes".into(),
-        "-o".into(),
-        format!("ConnectTimeout={secs}").into(),
-    ];
+    let mut a: Vec<OsString> = vec!["-T".into(), "-o".into(), "BatchMode=yes".into()];
     for o in &opts.options {
         a.push("-o".into());
         a.push(o.into());
     }
+    a.push("-o".into());
+    a.push(format!("ConnectTimeout={secs}").into());
     a.push("--".into());
     a.push(with_user(dest, opts.user.as_deref()).into());
     a.push("sh".into());
@@ -231,7 +240,7 @@ pub fn validate_option(o: &str) -> std::result::Result<(), String> {
 pub async fn run(opts: &SshOptions, dest: &str, timeout: Duration) -> Result<ProbeRun> {
     validate_destination(dest).map_err(Error::Usage)?;
     let started = Instant::now();
-    let script = wrap_script(RemoteRoot::Host);
+    let script = wrap_script(RemoteRoot::Host, super::local::step_timeout_for(timeout));
     let mut child = tokio::process::Command::new(&opts.program)
         .args(ssh_args(opts, dest))
         .stdin(Stdio::piped())
@@ -385,11 +394,11 @@ mod tests {
                 "-o",
                 "BatchMode=yes",
                 "-o",
-                "ConnectTimeout=2",
-                "-o",
                 "Port=2222",
                 "-o",
                 "IdentityFile=/k",
+                "-o",
+                "ConnectTimeout=2",
                 "--",
                 "core@node1",
                 "sh",
@@ -410,10 +419,16 @@ mod tests {
 
     #[test]
     fn script_sets_the_root_then_runs_the_probe_with_stdin_closed() {
-        let s = wrap_script(RemoteRoot::PodMount);
-        assert!(s.contains(": \"${VOLMNT_ROOT:=/host}\"\nexport VOLMNT_ROOT\n{\n"));
+        let s = wrap_script(RemoteRoot::PodMount, 4);
+        assert!(s.contains(": \"${VOLMNT_ROOT:=/host}\"\n"), "{s}");
+        assert!(s.contains(": \"${VOLMNT_LIVE:=1}\"\n"));
+        assert!(s.contains(
+            ": \"${VOLMNT_STEP_TIMEOUT:=4}\"\nexport VOLMNT_ROOT VOLMNT_STEP_TIMEOUT\n{\n"
+        ));
         assert!(s.ends_with("} </dev/null\nexit $?\n"));
-        assert!(wrap_script(RemoteRoot::Host).contains("${VOLMNT_ROOT:=/}"));
+        let h = wrap_script(RemoteRoot::Host, 0);
+        assert!(h.contains("${VOLMNT_ROOT:=/}") && h.contains("${VOLMNT_STEP_TIMEOUT:=1}"));
+        assert!(!h.contains("VOLMNT_LIVE"));
     }
 
     #[test]
