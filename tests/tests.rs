@@ -13,5 +13,6 @@ mod explain;
 mod fake_api;
 mod live;
 mod node_check;
+mod node_probe;
 mod output;
 mod rbac;

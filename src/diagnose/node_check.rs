@@ -868,10 +868,13 @@ pub fn analyze(
     let mut missing_packages: Vec<MissingPackage> = Vec::new();
     for c in capabilities.iter().filter(|c| !c.ok) {
         let Some(i) = &c.install else { continue };
-        match missing_packages
-            .iter_mut()
-            .find(|m| m.install.client == i.client)
-        {
+        // One entry per package (ceph-common serves cephfs and rbd), per client when the
+        // package is not known.
+        let same = |m: &&mut MissingPackage| match (&m.install.package, &i.package) {
+            (Some(a), Some(b)) => a == b,
+            _ => m.install.client == i.client,
+        };
+        match missing_packages.iter_mut().find(same) {
             Some(m) => m.for_volumes.push(c.volume),
             None => missing_packages.push(MissingPackage {
                 install: i.clone(),

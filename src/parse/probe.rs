@@ -28,6 +28,7 @@
 //! | `hostname` | name, `etc` or `live` |
 //! | `kernel` | release, `uname` or `tree:proc` |
 //! | `kernel_tree` | a kernel version whose modules the tree has, the modules base dir |
+//! | `kernel_unknown` | why the kernel is not known (a tree without modules) |
 //! | `arch` | `uname -m` |
 //! | `searched` | the program directories searched (host paths) |
 //! | `helper` | mount helper name, host path (`mount.nfs`, `/sbin/mount.nfs`) |
@@ -214,15 +215,14 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
                 f.kernel = get(0);
                 f.kernel_source = get(1);
             }
-            "kernel_tree" => {
-                // Without a live kernel, the tree's kernel (the last listed) stands in.
+            // Without a live kernel, the tree's kernel (the last listed) stands in.
+            "kernel_tree"
                 if f.kernel_source
                     .as_deref()
-                    .is_none_or(|s| s == "tree:lib/modules")
-                {
-                    f.kernel = get(0);
-                    f.kernel_source = Some("tree:lib/modules".into());
-                }
+                    .is_none_or(|s| s == "tree:lib/modules") =>
+            {
+                f.kernel = get(0);
+                f.kernel_source = Some("tree:lib/modules".into());
             }
             "arch" => f.arch = get(0),
             "helper" | "tool" => {
@@ -269,10 +269,8 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
                 f.kubelet_root = get(0);
                 f.kubelet_root_source = get(1);
             }
-            "pods_dir" => {
-                if get(1).as_deref() == Some("present") {
-                    f.pod_uids.get_or_insert_with(Vec::new);
-                }
+            "pods_dir" if get(1).as_deref() == Some("present") => {
+                f.pod_uids.get_or_insert_with(Vec::new);
             }
             "pod" => {
                 if let Some(uid) = get(0) {

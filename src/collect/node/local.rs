@@ -112,7 +112,9 @@ pub fn run_env(env: &ProbeEnv, timeout: Duration) -> Result<ProbeRun, Error> {
         .env_remove("VOLMNT_LIVE")
         .env_remove("VOLMNT_KUBELET_ROOT")
         .env_remove("VOLMNT_STEP_TIMEOUT")
-        .env("LC_ALL", "C");
+        .env("LC_ALL", "C")
+        // Nothing relative may depend on where volmnt was started.
+        .current_dir("/");
     for (k, v) in env.vars() {
         cmd.env(k, v);
     }

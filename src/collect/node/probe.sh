@@ -285,7 +285,7 @@ for _base in /lib/modules /usr/lib/modules; do
         done
     fi
 done
-[ -z "$KREL" ] && [ -z "$MODDIRS" ] && rec error kernel "not known: not live and the tree has no kernel modules"
+[ -z "$KREL" ] && [ -z "$MODDIRS" ] && rec kernel_unknown "not live, and the tree has no kernel modules"
 
 # --- helpers and tools --------------------------------------------------------------------------
 
