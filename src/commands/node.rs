@@ -1019,10 +1019,12 @@ mod analysis {
                     "  require {}: {mark}  {}\n",
                     q.requirement, q.detail
                 ));
-                if let Some(cmd) = q.install.as_ref().and_then(|i| i.command.as_deref()) {
-                    out.push_str(&format!("      fix: {cmd}\n"));
-                } else if let Some(adv) = q.install.as_ref().and_then(|i| i.advice.as_deref()) {
-                    out.push_str(&format!("      fix: {adv}\n"));
+                let fix = q
+                    .install
+                    .as_ref()
+                    .and_then(|i| i.command.as_deref().or(i.advice.as_deref()));
+                if let Some(fix) = fix.filter(|f| !q.detail.contains(*f)) {
+                    out.push_str(&format!("      fix: {fix}\n"));
                 }
             }
             let can: Vec<&str> = r
