@@ -581,6 +581,57 @@ fn ssh_reads_the_real_machine_when_no_root_is_set() {
 }
 
 #[test]
+fn ssh_all_reaches_each_node_at_its_internal_ip_and_labels_it_by_name() {
+    let Some(sshd) = Sshd::start(&[Port::root(&host("debian-12-no-nfs"))]) else {
+        return;
+    };
+    // Two Node objects whose InternalIP is this machine (10.0.0.x in ExecCluster's default).
+    let mut cluster = FakeCluster::new();
+    for n in ["worker-1", "worker-2"] {
+        cluster.push(node_object(n, "127.0.0.1"));
+    }
+    let (api, _thread) = start_in_background(cluster, Options::new());
+    let dir = TempDir::new("ssh-all");
+    let kubeconfig = api.write_kubeconfig(dir.path(), "volmnt");
+    let port = format!("Port={}", sshd.ports[0]);
+    let mut c = cmd();
+    c.args([
+        "node",
+        "check",
+        "--ssh",
+        "--all",
+        "--label",
+        "--require",
+        "nfs",
+        "-o",
+        "json",
+    ])
+    .args(["--ssh-user", &sshd.user, "--ssh-option", &port])
+    .args(sshd.ssh_args())
+    .arg("--kubeconfig")
+    .arg(&kubeconfig)
+    .env_remove("KUBECONFIG");
+    let out = run_cmd(&mut c, None);
+    out.assert_no_panic();
+    assert_eq!(out.code, 1, "{out:#?}\nsshd log:\n{}", sshd.log());
+    let doc = out.json();
+    let w1 = node(&doc, "worker-1");
+    assert_eq!(w1["target"], "127.0.0.1");
+    assert_eq!(w1["status"], "fail");
+    assert_eq!(w1["labelled"], true);
+    let n = api.object("Node", None, "worker-2").unwrap();
+    assert_eq!(
+        n["metadata"]["labels"]["volmnt.io/mount.nfs"], "false",
+        "{n:#}"
+    );
+    // No pod was created: --ssh needs only to list the nodes and to label them.
+    assert!(api
+        .requests()
+        .iter()
+        .all(|r| r.resource != "pods" || r.verb != "create"));
+}
+
+#[test]
 fn ssh_unreachable_nodes_do_not_spoil_the_rest() {
     let Some(mut sshd) = Sshd::start(&[
         Port::root(&host("rocky-9")),

@@ -59,7 +59,7 @@ Exit codes:
   1  a checked node lacks something required
   2  usage error
   3  a node could not be reached or probed (and no required check failed)
-  130  interrupted (Ctrl-C); the probe pods were deleted first";
+  130  interrupted (Ctrl-C; 143 for SIGTERM); the probe pods were deleted first";
 
 const NODE_GC_HELP: &str = "\
 Deletes pods labelled volmnt.io/probe=true in the namespace (-n, default the context's) or in
@@ -234,6 +234,8 @@ struct Checked {
     run: Result<ProbeRun>,
     /// UIDs of the pods the API says run on the node (exec), to tell orphaned mounts.
     pods_on_node: Option<Vec<String>>,
+    /// Probed through a pod (`--exec`).
+    exec: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -393,10 +395,10 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let work = check_all(a, g, transport, pods.clone(), cluster_slot.clone());
     let outcome = rt.block_on(async {
         tokio::select! {
-            r = work => Some(r),
+            r = work => Ok(r),
             sig = interrupted() => {
                 eprintln!("\nvolmnt: {sig}: stopping; deleting the probe pods first");
-                None
+                Err(sig)
             }
         }
     });
@@ -413,9 +415,13 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
             eprintln!("volmnt: could not delete probe pod {f}; `volmnt node gc` removes it");
         }
     }
-    let Some(result) = outcome else {
-        drop(rt);
-        std::process::exit(130);
+    let result = match outcome {
+        Ok(r) => r,
+        Err(sig) => {
+            drop(rt);
+            // 128 + the signal number, as shells report it: SIGINT 2, SIGTERM 15.
+            std::process::exit(if sig == "terminated" { 143 } else { 130 });
+        }
     };
     let (checked, label_cluster) = result?;
     let evaluated: Vec<analysis::NodeResult> = checked
@@ -633,6 +639,7 @@ async fn check_all(
                     elapsed: t0.elapsed(),
                     run,
                     pods_on_node,
+                    exec: transport == Transport::Exec,
                 }
             }
         })
@@ -853,7 +860,11 @@ mod analysis {
                 return unreachable(&c, why);
             }
         };
-        let report = node_check::analyze(&facts, required, c.pods_on_node.as_deref());
+        let mut report = node_check::analyze(&facts, required, c.pods_on_node.as_deref());
+        if let (Some(node), true) = (&c.target.node, c.exec) {
+            // In the probe pod the host name is the pod's own (its UTS namespace), not the node's.
+            report.node = Some(node.clone());
+        }
         let labels = report
             .capabilities
             .iter()
