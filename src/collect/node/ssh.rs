@@ -428,7 +428,8 @@ mod tests {
         assert!(s.ends_with("} </dev/null\nexit $?\n"));
         let h = wrap_script(RemoteRoot::Host, 0);
         assert!(h.contains("${VOLMNT_ROOT:=/}") && h.contains("${VOLMNT_STEP_TIMEOUT:=1}"));
-        assert!(!h.contains("VOLMNT_LIVE"));
+        let prologue = &h[..h.find("\n{\n").unwrap()];
+        assert!(!prologue.contains("VOLMNT_LIVE"), "{prologue}");
     }
 
     #[test]
