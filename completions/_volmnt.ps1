@@ -147,17 +147,54 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check nodes'' mount prerequisites (not built yet)')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;node;check' {
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)')
+            [CompletionResult]::new('--ssh-option', '--ssh-option', [CompletionResultType]::ParameterName, 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes')
+            [CompletionResult]::new('--ssh-user', '--ssh-user', [CompletionResultType]::ParameterName, 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'ssh''s ConnectTimeout')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on one node after this long (pod start included); the others go on')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Nodes checked at the same time')
+            [CompletionResult]::new('--require', '--require', [CompletionResultType]::ParameterName, 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the probe pods (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the probe pods (default: the context''s)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Image of the probe pods (needs a POSIX sh and `sleep`)')
+            [CompletionResult]::new('--progress', '--progress', [CompletionResultType]::ParameterName, 'Progress on stderr: auto = when stderr is a terminal')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every node of the cluster')
+            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Probe through a short-lived pod on each node (default when the cluster is reachable)')
+            [CompletionResult]::new('--ssh', '--ssh', [CompletionResultType]::ParameterName, 'Probe over SSH with the system ssh client')
+            [CompletionResult]::new('--local', '--local', [CompletionResultType]::ParameterName, 'Probe this machine')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'volmnt;node;gc' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
+            [CompletionResult]::new('--min-age', '--min-age', [CompletionResultType]::ParameterName, 'Only pods older than this (e.g. 10m), to spare a check running now')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace (needs list and delete on pods cluster-wide)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace (needs list and delete on pods cluster-wide)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -167,11 +204,15 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;node;help' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check nodes'' mount prerequisites (not built yet)')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;node;help;check' {
+            break
+        }
+        'volmnt;node;help;gc' {
             break
         }
         'volmnt;node;help;help' {
@@ -327,10 +368,14 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;help;node' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check nodes'' mount prerequisites (not built yet)')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             break
         }
         'volmnt;help;node;check' {
+            break
+        }
+        'volmnt;help;node;gc' {
             break
         }
         'volmnt;help;rbd' {

@@ -79,6 +79,9 @@ _volmnt() {
             volmnt__subcmd__help__subcmd__node,check)
                 cmd="volmnt__subcmd__help__subcmd__node__subcmd__check"
                 ;;
+            volmnt__subcmd__help__subcmd__node,gc)
+                cmd="volmnt__subcmd__help__subcmd__node__subcmd__gc"
+                ;;
             volmnt__subcmd__help__subcmd__rbd,status)
                 cmd="volmnt__subcmd__help__subcmd__rbd__subcmd__status"
                 ;;
@@ -88,11 +91,17 @@ _volmnt() {
             volmnt__subcmd__node,check)
                 cmd="volmnt__subcmd__node__subcmd__check"
                 ;;
+            volmnt__subcmd__node,gc)
+                cmd="volmnt__subcmd__node__subcmd__gc"
+                ;;
             volmnt__subcmd__node,help)
                 cmd="volmnt__subcmd__node__subcmd__help"
                 ;;
             volmnt__subcmd__node__subcmd__help,check)
                 cmd="volmnt__subcmd__node__subcmd__help__subcmd__check"
+                ;;
+            volmnt__subcmd__node__subcmd__help,gc)
+                cmd="volmnt__subcmd__node__subcmd__help__subcmd__gc"
                 ;;
             volmnt__subcmd__node__subcmd__help,help)
                 cmd="volmnt__subcmd__node__subcmd__help__subcmd__help"
@@ -559,7 +568,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help__subcmd__node)
-            opts="check"
+            opts="check gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,6 +582,20 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help__subcmd__node__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__help__subcmd__node__subcmd__gc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -629,7 +652,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version check help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version check gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -667,12 +690,106 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__check)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -h -V --all --exec --ssh --local --root --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ssh-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ssh-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --require)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__gc)
+            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-age)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
                     return 0
@@ -705,7 +822,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__help)
-            opts="check help"
+            opts="check gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -719,6 +836,20 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__node__subcmd__help__subcmd__gc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -135,16 +135,52 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand check 'Check nodes'' mount prerequisites (not built yet)'
+            cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
+            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;check'= {
+            cand --root 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)'
+            cand --ssh-option 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes'
+            cand --ssh-user 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)'
+            cand --connect-timeout 'ssh''s ConnectTimeout'
+            cand --timeout 'Give up on one node after this long (pod start included); the others go on'
+            cand --concurrency 'Nodes checked at the same time'
+            cand --require 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4'
+            cand -n 'Namespace of the probe pods (default: the context''s)'
+            cand --namespace 'Namespace of the probe pods (default: the context''s)'
+            cand --image 'Image of the probe pods (needs a POSIX sh and `sleep`)'
+            cand --progress 'Progress on stderr: auto = when stderr is a terminal'
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use (default: the current context)'
             cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand --all 'Every node of the cluster'
+            cand --exec 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
+            cand --ssh 'Probe over SSH with the system ssh client'
+            cand --local 'Probe this machine'
+            cand --label 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'volmnt;node;gc'= {
+            cand -n 'The namespace (default: the context''s)'
+            cand --namespace 'The namespace (default: the context''s)'
+            cand --min-age 'Only pods older than this (e.g. 10m), to spare a check running now'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -A 'Every namespace (needs list and delete on pods cluster-wide)'
+            cand --all-namespaces 'Every namespace (needs list and delete on pods cluster-wide)'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'
@@ -153,10 +189,13 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --version 'Print version'
         }
         &'volmnt;node;help'= {
-            cand check 'Check nodes'' mount prerequisites (not built yet)'
+            cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
+            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;help;check'= {
+        }
+        &'volmnt;node;help;gc'= {
         }
         &'volmnt;node;help;help'= {
         }
@@ -296,9 +335,12 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;doctor;namespace'= {
         }
         &'volmnt;help;node'= {
-            cand check 'Check nodes'' mount prerequisites (not built yet)'
+            cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
+            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
         }
         &'volmnt;help;node;check'= {
+        }
+        &'volmnt;help;node;gc'= {
         }
         &'volmnt;help;rbd'= {
             cand status 'List an image''s locks and watchers, each mapped to a node and its pods, with a verdict'

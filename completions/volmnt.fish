@@ -113,21 +113,34 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l root -d 'With --local: read DIR as the node\'s root file system (e.g. a mounted node image)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh-option -d 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh-user -d 'The ssh user for destinations that name none (default: ssh\'s, from ~/.ssh/config)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l connect-timeout -d 'ssh\'s ConnectTimeout' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l timeout -d 'Give up on one node after this long (pod start included); the others go on' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l concurrency -d 'Nodes checked at the same time' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l require -d 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace of the probe pods (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l image -d 'Image of the probe pods (needs a POSIX sh and `sleep`)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l progress -d 'Progress on stderr: auto = when stderr is a terminal' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
@@ -138,10 +151,32 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l all -d 'Every node of the cluster'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l exec -d 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh -d 'Probe over SSH with the system ssh client'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l local -d 'Probe this machine'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l label -d 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l min-age -d 'Only pods older than this (e.g. 10m), to spare a check running now' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s A -l all-namespaces -d 'Every namespace (needs list and delete on pods cluster-wide)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
@@ -251,6 +286,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "check" -d 'Check nodes\' mount prerequisites (not built yet)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'

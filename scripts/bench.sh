@@ -2,7 +2,8 @@
 # Throughput figures for volmnt: `cargo bench --bench throughput` (classification msgs/s,
 # parsing and diagnosing a generated 100 MiB kubelet log), then the release binary end to end
 # on that log written to a temp file: `volmnt doctor pod -f LOG -o json`, wall time and peak
-# RSS. Ends with a short summary table. Needs only the Rust toolchain (bash, coreutils);
+# RSS; then `node check --all` over 20 simulated nodes (wall time vs the sum of the nodes').
+# Ends with a short summary table. Needs only the Rust toolchain (bash, coreutils);
 # uses GNU /usr/bin/time when present, else samples VmHWM from /proc.
 #
 # Environment: VOLMNT_BENCH_LOG_MIB (log size, default 100), VOLMNT_BENCH_RUNS (runs per bench
@@ -107,6 +108,11 @@ e2e_mibs=$(dec $((log_bytes * 10000 / (median_ms * 1048576))))
 e2e_mib=$(dec $((log_bytes * 10 / 1048576)))
 rss_mib=$(dec $((max_rss * 10 / 1024)))
 
+step "node check --all over 20 fake-exec nodes (4 slow, 1 dead; --timeout 3s)"
+# An ignored test (it prints figures and asserts only correctness): the fake API server's fake
+# kubelet runs the probe against fixtures/hosts trees.
+cargo test --test tests node_check_timing_20_nodes -- --ignored --nocapture >&2
+
 get() { grep "^$1"$'\t' "$VOLMNT_BENCH_SUMMARY" | cut -f2 || true; }
 
 step "summary ($machine)"
@@ -146,3 +152,4 @@ for spec in ${LIVE_SIZES//,/ }; do
 done
 row "live: RSS growth, cluster and stuck pods grow" "$(get live_ns_rss_growth | tail -1)" "$(getu live_ns_rss_growth | tail -1)"
 row "live: RSS growth, only the cluster grows" "$(get live_ns_rss_growth_fixed_stuck | tail -1)" "$(getu live_ns_rss_growth_fixed_stuck | tail -1)"
+row "node check --all, 20 nodes: wall" "$(get node_check_20_wall_ms)" "ms (slowest node $(get node_check_20_max_ms) ms, sum of nodes $(get node_check_20_sum_ms) ms)"

@@ -186,6 +186,8 @@ pub struct Case {
     pub notes: Vec<String>,
     /// One line per input read, saying what it was recognised as.
     pub inputs: Vec<String>,
+    /// What the node probe found on the pod's node, when it was run.
+    pub node_facts: Option<NodeFacts>,
 }
 
 impl Case {
@@ -238,4 +240,149 @@ impl Case {
             .and_then(|p| p.metadata.namespace.as_deref())
             .or(self.namespace.as_deref())
     }
+}
+
+/// One line of a mount table: `/proc/*/mountinfo` (every field) or `mount` output (source,
+/// target, type and options only).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MountEntry {
+    /// Mount ID (mountinfo only).
+    pub id: Option<u64>,
+    /// Parent mount ID (mountinfo only).
+    pub parent_id: Option<u64>,
+    /// `major:minor` of the device (mountinfo only).
+    pub major_minor: Option<String>,
+    /// The root of the mount within its filesystem (mountinfo only; `/` for a whole filesystem).
+    pub root: Option<String>,
+    /// Where it is mounted, octal escapes (`\040`) decoded.
+    pub mount_point: String,
+    /// Per-mount options (`rw,relatime`).
+    pub options: Vec<String>,
+    /// Optional fields (`shared:5`, `master:1`, `propagate_from:2`, `unbindable`).
+    pub optional: Vec<String>,
+    /// `nfs`, `ext4`, `fuse.glusterfs`, ...
+    pub fstype: String,
+    /// `10.20.172.211:/nfs`, `/dev/rbd0`, `tmpfs`.
+    pub source: String,
+    /// Per-superblock options (mountinfo), or all options for `mount` output.
+    pub super_options: Vec<String>,
+}
+
+impl MountEntry {
+    /// An option set on this mount or its superblock (`ro`, `hard`, `vers=3` by name).
+    pub fn has_option(&self, name: &str) -> bool {
+        self.options
+            .iter()
+            .chain(&self.super_options)
+            .any(|o| o == name || o.split_once('=').is_some_and(|(k, _)| k == name))
+    }
+
+    /// The value of `name=value` among the options, superblock options last.
+    pub fn option_value(&self, name: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .chain(&self.super_options)
+            .find_map(|o| {
+                o.split_once('=')
+                    .filter(|(k, _)| *k == name)
+                    .map(|(_, v)| v)
+            })
+    }
+}
+
+/// How a kernel module is available on a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModuleState {
+    /// In /proc/modules (live only).
+    Loaded,
+    /// Built into the kernel (modules.builtin).
+    Builtin,
+    /// A module file exists for the kernel (modules.dep), not loaded now.
+    Available,
+    /// The module directory was read and it is not there.
+    Missing,
+}
+
+impl ModuleState {
+    pub fn usable(self) -> bool {
+        !matches!(self, ModuleState::Missing)
+    }
+}
+
+/// Mount propagation of a mount, from mountinfo's optional fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Propagation {
+    /// `shared:N` (also when it is a slave too).
+    Shared,
+    /// `master:N` only: receives mounts, does not send them.
+    Slave,
+    /// No propagation fields.
+    Private,
+    /// `unbindable`.
+    Unbindable,
+}
+
+/// `/etc/os-release` fields volmnt uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OsRelease {
+    pub id: Option<String>,
+    pub id_like: Option<String>,
+    pub version_id: Option<String>,
+    pub pretty_name: Option<String>,
+    pub name: Option<String>,
+}
+
+/// What volmnt's probe script found on one node (`parse::probe::parse` fills it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeFacts {
+    /// Probe output format version.
+    pub probe_version: u32,
+    /// The host root the probe read (`/`, `/host`, or the `--root` directory).
+    pub root: Option<String>,
+    /// Whether processes and /proc were those of the host itself (not a mounted tree).
+    pub live: bool,
+    pub hostname: Option<String>,
+    pub os: OsRelease,
+    /// Kernel release: `uname -r` when live, else what the tree says.
+    pub kernel: Option<String>,
+    /// Where the kernel release came from (`uname`, `tree:proc`, `tree:lib/modules`).
+    pub kernel_source: Option<String>,
+    pub arch: Option<String>,
+    /// Mount helpers found (`mount.nfs` → `/sbin/mount.nfs`), paths as seen on the host.
+    pub helpers: std::collections::BTreeMap<String, String>,
+    /// Other tools found (`rbd`, `iscsiadm`, `mkfs.xfs`, `systemd-run`, ...).
+    pub tools: std::collections::BTreeMap<String, String>,
+    /// Filesystem types the kernel supports now (`/proc/filesystems`); empty when not read.
+    pub filesystems: Vec<String>,
+    /// Kernel modules of interest and how they are available; empty when not known.
+    pub modules: std::collections::BTreeMap<String, ModuleState>,
+    /// `Some(false)` when the live kernel has no module support (no /proc/modules): what
+    /// /proc/filesystems lacks cannot be loaded.
+    pub modules_loadable: Option<bool>,
+    /// `None` when not known (not live).
+    pub rpc_statd_running: Option<bool>,
+    pub rpcbind_running: Option<bool>,
+    pub kubelet_running: Option<bool>,
+    /// `enforcing`, `permissive` or `disabled`.
+    pub selinux: Option<String>,
+    /// `live` (from /sys/fs/selinux) or `config` (from /etc/selinux/config).
+    pub selinux_source: Option<String>,
+    pub mounts: Vec<MountEntry>,
+    /// Which file the mount table came from; `None` when there was none.
+    pub mounts_source: Option<String>,
+    pub kubelet_root: Option<String>,
+    /// `flag` (kubelet's --root-dir), `env`, `default`.
+    pub kubelet_root_source: Option<String>,
+    /// Propagation of the mount holding the kubelet root dir; `None` without a mount table.
+    pub kubelet_root_propagation: Option<Propagation>,
+    /// Mount point of the mount holding the kubelet root dir.
+    pub kubelet_root_mount: Option<String>,
+    /// Pod UID directories under `<kubelet-root>/pods`; `None` when not listed.
+    pub pod_uids: Option<Vec<String>>,
+    /// What the probe could not do (step: message), timeouts included.
+    pub errors: Vec<String>,
+    /// Whether the output ended with the probe's end marker.
+    pub complete: bool,
 }

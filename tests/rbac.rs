@@ -1,6 +1,7 @@
 //! deploy/rbac.yaml must allow every API call volmnt makes: checked two ways.
 //! - dynamically: every request the real binary sends to the fake API server, over every
-//!   fixture cluster, for `doctor pod` on each pod and `doctor namespace -A`;
+//!   fixture cluster, for `doctor pod` on each pod and `doctor namespace -A`, and over a cluster
+//!   with a fake kubelet for `node check` (exec, --all, --label) and `node gc`;
 //! - statically: every resource the collector's source names in an `Access`.
 
 use std::collections::BTreeSet;
@@ -15,7 +16,7 @@ fn granted() -> BTreeSet<(String, String, String)> {
     let mut out = BTreeSet::new();
     for doc in serde_yaml::Deserializer::from_str(&text) {
         let v: serde_yaml::Value = serde::Deserialize::deserialize(doc).expect("rbac.yaml parses");
-        if v["kind"].as_str() != Some("ClusterRole") {
+        if !matches!(v["kind"].as_str(), Some("ClusterRole" | "Role")) {
             continue;
         }
         for rule in v["rules"].as_sequence().into_iter().flatten() {
@@ -159,6 +160,65 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
             seen.iter().any(|(_, r, _)| r == "pods/exec"),
             "--toolbox made no exec request: {seen:?}"
         );
+    }
+    // node check and node gc, through probe pods on a fake kubelet.
+    {
+        use crate::support::fake_api::{ExecNode, FakeKubelet};
+        let host = |n: &str| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/hosts")
+                .join(n)
+        };
+        let c = crate::node_check::ExecCluster::start(
+            vec![
+                ("node-a", ExecNode::new(&host("debian-12"))),
+                ("node-b", ExecNode::new(&host("debian-12-no-nfs"))),
+            ],
+            FakeKubelet::default(),
+        );
+        for args in [
+            vec!["node", "check", "node-a", "-o", "json"],
+            vec![
+                "node",
+                "check",
+                "--all",
+                "--label",
+                "--require",
+                "nfs",
+                "-o",
+                "json",
+            ],
+            vec!["node", "gc"],
+        ] {
+            let out = c.run(&args);
+            assert!(
+                out.code <= 1,
+                "volmnt {args:?} failed ({}): {}",
+                out.code,
+                out.stderr
+            );
+        }
+        for r in c.api.requests() {
+            if r.resource.is_empty() {
+                continue;
+            }
+            let res = match &r.subresource {
+                Some(s) => format!("{}/{s}", r.resource),
+                None => r.resource.clone(),
+            };
+            seen.insert((r.group.clone(), res, r.verb.clone()));
+        }
+        for needed in [
+            ("pods", "create"),
+            ("pods", "delete"),
+            ("pods/exec", "get"),
+            ("nodes", "patch"),
+        ] {
+            assert!(
+                seen.contains(&(String::new(), needed.0.to_string(), needed.1.to_string())),
+                "node check no longer sends {needed:?}? {seen:?}"
+            );
+        }
     }
     let missing: Vec<_> = seen.iter().filter(|t| !granted.contains(*t)).collect();
     assert!(

@@ -12,6 +12,8 @@ mod doctor;
 mod explain;
 mod fake_api;
 mod live;
+mod node_check;
+mod node_probe;
 mod output;
 mod rbac;
 mod rbd;

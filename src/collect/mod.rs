@@ -2,6 +2,7 @@
 //! probes and the rbd CLI produce the same types.
 
 pub mod cluster;
+pub mod node;
 pub mod offline;
 pub mod rbd;
 pub mod save;

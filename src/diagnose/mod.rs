@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod classify;
 pub mod context;
+pub mod node_check;
 pub mod report;
 pub mod rules;
 pub mod steps;

@@ -18,7 +18,7 @@ pub type Vars = BTreeMap<&'static str, String>;
 /// volmnt features that exist in this build. Steps that need another (`requires:` in the
 /// knowledge file) are not offered, so the report never tells an operator to run a command
 /// this binary does not have.
-pub const AVAILABLE: &[&str] = &["rbd"];
+pub const AVAILABLE: &[&str] = &["node-check", "rbd"];
 
 static SCOPE_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^Running scope as unit:? \S+\.scope\.?\s*").expect("static regex")

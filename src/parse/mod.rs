@@ -4,5 +4,7 @@ pub mod describe;
 pub mod events;
 pub mod klog;
 pub mod mount_error;
+pub mod mountinfo;
 pub mod objects;
+pub mod probe;
 pub mod rbd;

@@ -2,6 +2,7 @@
 //! first, so no renderer can print a secret.
 
 pub mod json;
+pub mod junit;
 pub mod text;
 
 use crate::diagnose::{Finding, Report, Step};

@@ -45,9 +45,22 @@
 //! finalizers, no garbage collection), strategic-merge and apply patches are applied as JSON merge
 //! patches (no `$patch` directives, lists are replaced, no field managers), `resourceVersion` on a
 //! list is ignored (always the latest state; continue pages read the current state, not the
-//! token's snapshot), no protobuf, no Table output, unsupported subresources (exec, log, attach,
+//! token's snapshot), no protobuf, no Table output, unsupported subresources (log, attach,
 //! portforward, proxy, eviction, binding) answer `404 page not found`, and the labelSelector parse
 //! errors' wording is approximate.
+//!
+//! Exec and a fake kubelet (only when `Options::kubelet` is set; see [`FakeKubelet`]): pods
+//! created with `spec.nodeName` on a configured node go Running after `start_delay` (and Failed
+//! with `DeadlineExceeded` after `activeDeadlineSeconds`); `pods/{name}/exec` is served as a
+//! WebSocket with the Kubernetes channel protocol (`v5.channel.k8s.io`, `v4.channel.k8s.io`:
+//! every binary frame starts with its channel byte, 0 stdin, 1 stdout, 2 stderr, 3 the final
+//! `Status` as JSON; v5 adds 255 = close a stream, `[255, 0]` closing stdin), as
+//! k8s.io/apimachinery/pkg/util/httpstream/wsstream/conn.go and
+//! k8s.io/apimachinery/pkg/util/remotecommand/constants.go define it (KEP-3396 for v5). The
+//! command runs on THIS machine, with the node's configured root directory standing for the
+//! pod's hostPath volumes (env values under a hostPath mountPath are rewritten to it), so a
+//! script reads a fixture tree as the node's `/`. There is no PID namespace to share, so the
+//! fake sets `VOLMNT_LIVE=0` in the command's environment (the tree is read as files only).
 
 // Handlers return `Result<Response, Response>` (the error is the Status response itself); its size
 // does not matter in a test server.
@@ -205,6 +218,91 @@ pub struct Options {
     pub events_v1: bool,
     /// The user named in 403 messages (default `system:serviceaccount:volmnt:volmnt`).
     pub user: Option<String>,
+    /// A fake kubelet: runs pods pinned to its nodes and serves exec (None: pods stay Pending and
+    /// exec answers 404 like the other unsupported subresources).
+    pub kubelet: Option<FakeKubelet>,
+}
+
+/// How the fake kubelet behaves, per node.
+#[derive(Clone, Debug)]
+pub struct FakeKubelet {
+    /// Node name → behaviour. A pod pinned to a node not listed stays Pending (no kubelet).
+    pub nodes: BTreeMap<String, ExecNode>,
+    /// From a pod's creation to Running.
+    pub start_delay: Duration,
+    /// Subprotocols the server accepts, in its order of preference among the client's
+    /// (default v5 then v4); `["v4.channel.k8s.io"]` behaves like a pre-1.30 cluster.
+    pub protocols: Vec<String>,
+}
+
+impl Default for FakeKubelet {
+    fn default() -> Self {
+        FakeKubelet {
+            nodes: BTreeMap::new(),
+            start_delay: Duration::from_millis(50),
+            protocols: vec!["v5.channel.k8s.io".into(), "v4.channel.k8s.io".into()],
+        }
+    }
+}
+
+impl FakeKubelet {
+    /// Adds a node whose root file system is `root`.
+    pub fn node(mut self, name: &str, root: &Path) -> Self {
+        self.nodes.insert(name.to_string(), ExecNode::new(root));
+        self
+    }
+
+    /// Adds a node configured in full.
+    pub fn with(mut self, name: &str, node: ExecNode) -> Self {
+        self.nodes.insert(name.to_string(), node);
+        self
+    }
+}
+
+/// One node of the fake kubelet.
+#[derive(Clone, Debug)]
+pub struct ExecNode {
+    /// What a hostPath volume of path `/` shows: the node's root file system.
+    pub root: PathBuf,
+    /// Slept before an exec'd command starts (a slow node).
+    pub delay: Duration,
+    /// The kubelet is down: pods never start.
+    pub dead: bool,
+}
+
+impl ExecNode {
+    pub fn new(root: &Path) -> ExecNode {
+        ExecNode {
+            root: root.to_path_buf(),
+            delay: Duration::ZERO,
+            dead: false,
+        }
+    }
+
+    pub fn slow(mut self, delay: Duration) -> ExecNode {
+        self.delay = delay;
+        self
+    }
+
+    pub fn dead(mut self) -> ExecNode {
+        self.dead = true;
+        self
+    }
+}
+
+/// One exec session the fake served.
+#[derive(Clone, Debug)]
+pub struct ExecSession {
+    pub namespace: String,
+    pub pod: String,
+    pub node: String,
+    pub container: Option<String>,
+    pub command: Vec<String>,
+    /// The negotiated subprotocol.
+    pub protocol: String,
+    pub stdin_bytes: usize,
+    /// None when the client went away first.
+    pub exit_code: Option<i32>,
 }
 
 impl Default for Options {
@@ -215,6 +313,7 @@ impl Default for Options {
             token: None,
             events_v1: true,
             user: None,
+            kubelet: None,
         }
     }
 }
@@ -309,6 +408,15 @@ impl FakeApi {
     pub fn reset_requests(&self) {
         self.shared.requests.lock().unwrap().clear();
         self.shared.max_in_flight.store(0, Ordering::SeqCst);
+    }
+
+    /// Every exec session served so far (fake kubelet).
+    pub fn exec_sessions(&self) -> Vec<ExecSession> {
+        self.shared
+            .exec_sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The peak number of requests being handled at the same time.
@@ -936,6 +1044,7 @@ struct Shared {
     events: broadcast::Sender<WatchEvent>,
     addr: SocketAddr,
     seq: AtomicU64,
+    exec_sessions: Mutex<Vec<ExecSession>>,
 }
 
 impl Shared {
@@ -1024,6 +1133,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         events,
         addr,
         seq: AtomicU64::new(0),
+        exec_sessions: Mutex::new(Vec::new()),
     });
     (listener, shared)
 }
@@ -1050,6 +1160,7 @@ async fn serve(
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                        .with_upgrades()
                         .await;
                 });
             }
@@ -1151,6 +1262,9 @@ fn parse_info(method: &Method, path: &str, query: &[(String, String)]) -> Info {
 
 async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Response<Body> {
     let at = Instant::now();
+    if shared.opts().kubelet.is_some() && is_exec_path(req.uri().path()) {
+        return exec_upgrade(shared, req, at).await;
+    }
     let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let (parts, body) = req.into_parts();
@@ -1298,7 +1412,17 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
         "get" => get_one(shared, call, &def),
         "list" => list(shared, call, &def),
         "watch" => watch(shared, call, &def),
-        "create" => create(shared, call, &def),
+        "create" => {
+            let r = create(shared, call, &def);
+            if def.group.is_empty() && def.resource == "pods" && !call.dry_run() {
+                if let Ok(resp) = &r {
+                    if resp.status() == 201 {
+                        kubelet_start(shared, call);
+                    }
+                }
+            }
+            r
+        }
         "update" => update(shared, call, &def),
         "patch" => patch(shared, call, &def),
         "delete" => delete(shared, call, &def),
@@ -3278,4 +3402,581 @@ fn random_suffix(seed: &str) -> String {
     (0..5)
         .map(|i| ALPHANUMS[((h >> (i * 8)) % ALPHANUMS.len() as u64) as usize] as char)
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fake kubelet: pods pinned to a node go Running; exec over WebSocket runs on this machine
+// ---------------------------------------------------------------------------------------------
+
+/// `/api/v1/namespaces/{ns}/pods/{name}/exec`
+fn is_exec_path(path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    segs.len() == 7
+        && segs[0] == "api"
+        && segs[1] == "v1"
+        && segs[2] == "namespaces"
+        && segs[4] == "pods"
+        && segs[6] == "exec"
+}
+
+fn pod_key(ns: &str, name: &str) -> Key {
+    (String::new(), "pods".into(), ns.into(), name.into())
+}
+
+/// Change a stored pod as the kubelet would (status writes), if it is still the same pod (uid).
+fn update_pod(
+    shared: &Shared,
+    ns: &str,
+    name: &str,
+    uid: &str,
+    f: impl FnOnce(&mut Value),
+) -> bool {
+    let mut state = shared.state();
+    let key = pod_key(ns, name);
+    let Some(mut pod) = state.objects.get(&key).cloned() else {
+        return false;
+    };
+    if pod.pointer("/metadata/uid").and_then(Value::as_str) != Some(uid) {
+        return false;
+    }
+    f(&mut pod);
+    let ev = state.commit("MODIFIED", key, Some(pod));
+    let _ = shared.events.send(ev);
+    true
+}
+
+/// After a pod is created: if it is pinned to a live node of the fake kubelet, mark it Running
+/// after `start_delay`, and Failed (DeadlineExceeded) after its `activeDeadlineSeconds`.
+fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
+    let Some(kubelet) = shared.opts().kubelet else {
+        return;
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
+        return;
+    };
+    let Some(node) = body.pointer("/spec/nodeName").and_then(Value::as_str) else {
+        return;
+    };
+    match kubelet.nodes.get(node) {
+        Some(n) if !n.dead => {}
+        _ => return,
+    }
+    let ns = call.info.namespace.clone().unwrap_or_default();
+    let Some(name) = body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .map(String::from)
+    else {
+        return;
+    };
+    let uid = shared
+        .state()
+        .objects
+        .get(&pod_key(&ns, &name))
+        .and_then(|p| {
+            p.pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .map(String::from)
+        });
+    let Some(uid) = uid else {
+        return;
+    };
+    let deadline = body
+        .pointer("/spec/activeDeadlineSeconds")
+        .and_then(Value::as_u64);
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(kubelet.start_delay).await;
+        let now = rfc3339(SystemTime::now());
+        let running = update_pod(&shared, &ns, &name, &uid, |pod| {
+            let statuses: Vec<Value> = pod
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .map(|c| {
+                    json!({
+                        "name": c["name"],
+                        "image": c["image"],
+                        "imageID": "",
+                        "ready": true,
+                        "started": true,
+                        "restartCount": 0,
+                        "state": {"running": {"startedAt": now}},
+                    })
+                })
+                .collect();
+            pod["status"] = json!({
+                "phase": "Running",
+                "startTime": now,
+                "hostIP": "127.0.0.1",
+                "podIP": "127.0.0.1",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now}],
+                "containerStatuses": statuses,
+            });
+        });
+        if let (true, Some(secs)) = (running, deadline) {
+            tokio::time::sleep(Duration::from_secs(secs)).await;
+            update_pod(&shared, &ns, &name, &uid, |pod| {
+                pod["status"]["phase"] = json!("Failed");
+                pod["status"]["reason"] = json!("DeadlineExceeded");
+                pod["status"]["message"] =
+                    json!("Pod was active on the node longer than the specified deadline");
+            });
+        }
+    });
+}
+
+/// The environment of an exec'd command: the container's `env` from the pod spec, with values
+/// under a hostPath volume's mountPath rewritten into the node's root directory.
+fn container_env(pod: &Value, container: &Value, root: &Path) -> Vec<(String, String)> {
+    let mut host_paths: BTreeMap<String, String> = BTreeMap::new();
+    for v in pod
+        .pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let (Some(n), Some(p)) = (
+            v["name"].as_str(),
+            v.pointer("/hostPath/path").and_then(Value::as_str),
+        ) {
+            host_paths.insert(n.to_string(), p.to_string());
+        }
+    }
+    let mut mounts: Vec<(String, PathBuf)> = Vec::new();
+    for m in container["volumeMounts"].as_array().into_iter().flatten() {
+        if let (Some(n), Some(mp)) = (m["name"].as_str(), m["mountPath"].as_str()) {
+            if let Some(hp) = host_paths.get(n) {
+                mounts.push((mp.to_string(), root.join(hp.trim_start_matches('/'))));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for e in container["env"].as_array().into_iter().flatten() {
+        let (Some(k), Some(v)) = (e["name"].as_str(), e["value"].as_str()) else {
+            continue;
+        };
+        let mapped = mounts.iter().find_map(|(mp, dir)| {
+            if v == mp {
+                Some(dir.to_string_lossy().into_owned())
+            } else {
+                v.strip_prefix(mp.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                    .map(|r| dir.join(r).to_string_lossy().into_owned())
+            }
+        });
+        out.push((k.to_string(), mapped.unwrap_or_else(|| v.to_string())));
+    }
+    out
+}
+
+/// Answer an exec request: checks as the apiserver and kubelet make them, then the WebSocket
+/// upgrade (101) and the session on the upgraded connection.
+async fn exec_upgrade(
+    shared: Arc<Shared>,
+    req: hyper::Request<Incoming>,
+    at: Instant,
+) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    let raw_query = req.uri().query().unwrap_or("").to_string();
+    let query = parse_query(&raw_query);
+    let info = parse_info(req.method(), &path, &query);
+    let method = req.method().to_string();
+    let resp = exec_response(&shared, req, &info, &query);
+    let record = Request {
+        method,
+        path,
+        query: raw_query,
+        verb: info.verb.clone(),
+        group: info.group.clone(),
+        resource: info.resource.clone(),
+        subresource: info.subresource.clone(),
+        namespace: info.namespace.clone(),
+        name: info.name.clone(),
+        at,
+        status: resp.status().as_u16(),
+        content_type: None,
+        body: String::new(),
+    };
+    shared
+        .requests
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(record);
+    resp
+}
+
+fn exec_response(
+    shared: &Arc<Shared>,
+    req: hyper::Request<Incoming>,
+    info: &Info,
+    query: &[(String, String)],
+) -> Response<Body> {
+    let opts = shared.opts();
+    let kubelet = opts.kubelet.clone().unwrap_or_default();
+    if let Some(token) = &opts.token {
+        let ok = req
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            == Some(token.as_str());
+        if !ok {
+            return status(401, "Unauthorized", "Unauthorized", None);
+        }
+    }
+    if let Some(resp) = forbidden(shared, info, &opts) {
+        return resp;
+    }
+    let ns = info.namespace.clone().unwrap_or_default();
+    let name = info.name.clone().unwrap_or_default();
+    let (pod, def) = {
+        let state = shared.state();
+        (
+            state.objects.get(&pod_key(&ns, &name)).cloned(),
+            state.def_for("", "pods").cloned(),
+        )
+    };
+    let Some(pod) = pod else {
+        return match def {
+            Some(d) => not_found(&d, &name),
+            None => page_not_found(),
+        };
+    };
+    let Some(node) = pod
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .map(String::from)
+    else {
+        return status(
+            400,
+            "BadRequest",
+            &format!("pod {name} does not have a host assigned"),
+            None,
+        );
+    };
+    let containers = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let wanted = query_get(query, "container").map(String::from);
+    let container = match &wanted {
+        Some(c) => containers.iter().find(|x| x["name"] == c.as_str()).cloned(),
+        None if containers.len() == 1 => containers.first().cloned(),
+        None => None,
+    };
+    let Some(container) = container else {
+        return status(
+            400,
+            "BadRequest",
+            &format!(
+                "container {} is not valid for pod {name}",
+                wanted.unwrap_or_default()
+            ),
+            None,
+        );
+    };
+    let phase = pod
+        .pointer("/status/phase")
+        .and_then(Value::as_str)
+        .unwrap_or("Pending");
+    if matches!(phase, "Succeeded" | "Failed") {
+        return status(
+            400,
+            "BadRequest",
+            &format!("cannot exec into a container in a completed pod; current phase is {phase}"),
+            None,
+        );
+    }
+    let behaviour = kubelet.nodes.get(&node).cloned();
+    let Some(behaviour) = behaviour.filter(|_| phase == "Running") else {
+        return status(
+            500,
+            "InternalError",
+            &format!(
+                "Internal error occurred: unable to upgrade connection: container not found ({})",
+                go_quote(container["name"].as_str().unwrap_or(""))
+            ),
+            None,
+        );
+    };
+    let command: Vec<String> = query
+        .iter()
+        .filter(|(k, _)| k == "command")
+        .map(|(_, v)| v.clone())
+        .collect();
+    if command.is_empty() {
+        return status(
+            400,
+            "BadRequest",
+            "you must specify at least 1 command",
+            None,
+        );
+    }
+    let headers = req.headers();
+    let is_ws = headers
+        .get("upgrade")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let key = headers
+        .get("sec-websocket-key")
+        .map(|v| v.as_bytes().to_vec());
+    let (true, Some(key)) = (is_ws, key) else {
+        return status(400, "BadRequest", "Upgrade request required", None);
+    };
+    let offered: Vec<String> = headers
+        .get_all("sec-websocket-protocol")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|p| p.trim().to_string())
+        .collect();
+    // As Go's websocket handshake: the first protocol the client offers that the server allows.
+    let Some(protocol) = offered
+        .iter()
+        .find(|p| kubelet.protocols.contains(p))
+        .cloned()
+    else {
+        return status(
+            400,
+            "BadRequest",
+            &format!(
+                "requested protocol(s) are not supported: {offered:?}; supports {:?}",
+                kubelet.protocols
+            ),
+            None,
+        );
+    };
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
+    let mut env = vec![
+        (
+            "PATH".to_string(),
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+        ),
+        ("LC_ALL".to_string(), "C".to_string()),
+    ];
+    env.extend(container_env(&pod, &container, &behaviour.root));
+    env.push(("VOLMNT_LIVE".into(), "0".into()));
+    let session = ExecSession {
+        namespace: ns,
+        pod: name,
+        node,
+        container: container["name"].as_str().map(String::from),
+        command,
+        protocol: protocol.clone(),
+        stdin_bytes: 0,
+        exit_code: None,
+    };
+    let shared = shared.clone();
+    let on_upgrade = hyper::upgrade::on(req);
+    tokio::spawn(async move {
+        if let Ok(upgraded) = on_upgrade.await {
+            exec_session(shared, upgraded, session, behaviour, env).await;
+        }
+    });
+    let mut resp = Response::new(full(Bytes::new()));
+    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = resp.headers_mut();
+    h.insert("upgrade", HeaderValue::from_static("websocket"));
+    h.insert("connection", HeaderValue::from_static("Upgrade"));
+    if let Ok(v) = HeaderValue::from_str(&accept) {
+        h.insert("sec-websocket-accept", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&protocol) {
+        h.insert("sec-websocket-protocol", v);
+    }
+    resp
+}
+
+/// One exec session: the command runs here; frames carry its stdin, stdout, stderr and final
+/// Status (channel 3).
+async fn exec_session(
+    shared: Arc<Shared>,
+    upgraded: hyper::upgrade::Upgraded,
+    mut session: ExecSession,
+    node: ExecNode,
+    env: Vec<(String, String)>,
+) {
+    use futures::{SinkExt, StreamExt};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    use tokio_tungstenite::tungstenite::Message;
+
+    let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        hyper_util::rt::TokioIo::new(upgraded),
+        Role::Server,
+        None,
+    )
+    .await;
+    let (mut tx, mut rx) = ws.split();
+    let v5 = session.protocol.starts_with("v5.");
+    let record = |s: ExecSession| {
+        shared
+            .exec_sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(s);
+    };
+
+    // A slow node: the command starts late (the client may give up meanwhile); what arrives on
+    // stdin meanwhile is kept for it.
+    let mut early_stdin: Vec<Vec<u8>> = Vec::new();
+    let mut early_close = false;
+    if !node.delay.is_zero() {
+        let sleep = tokio::time::sleep(node.delay);
+        tokio::pin!(sleep);
+        loop {
+            tokio::select! {
+                _ = &mut sleep => break,
+                m = rx.next() => match m {
+                    Some(Ok(Message::Binary(b))) if b.first() == Some(&0) => {
+                        session.stdin_bytes += b.len() - 1;
+                        early_stdin.push(b[1..].to_vec());
+                    }
+                    Some(Ok(Message::Binary(b))) if v5 && b[..] == [255, 0] => early_close = true,
+                    Some(Ok(Message::Binary(_))) | Some(Ok(Message::Ping(_))) | Some(Ok(Message::Pong(_))) => {}
+                    _ => { record(session); return; }
+                },
+            }
+        }
+    }
+
+    let mut child = match tokio::process::Command::new(&session.command[0])
+        .args(&session.command[1..])
+        .env_clear()
+        .envs(env)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            let st = json!({
+                "metadata": {},
+                "status": "Failure",
+                "message": format!("OCI runtime exec failed: exec failed: unable to start container process: exec: {}: {e}: unknown", go_quote(&session.command[0])),
+            });
+            let mut frame = vec![3u8];
+            frame.extend_from_slice(st.to_string().as_bytes());
+            let _ = tx.send(Message::binary(frame)).await;
+            let _ = tx.send(Message::Close(None)).await;
+            record(session);
+            return;
+        }
+    };
+    // stdin through its own task, so a command that does not read cannot stall the socket.
+    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let mut stdin = child.stdin.take();
+    tokio::spawn(async move {
+        while let Some(chunk) = in_rx.recv().await {
+            let Some(w) = stdin.as_mut() else { break };
+            if w.write_all(&chunk).await.is_err() {
+                break;
+            }
+        }
+        // Channel closed (v5 close-stream, or the session ended): EOF for the command.
+        drop(stdin);
+    });
+    for chunk in early_stdin {
+        let _ = in_tx.send(chunk);
+    }
+    let mut in_tx = (!early_close).then_some(in_tx);
+    let (out_tx, mut out_rx) = mpsc::channel::<(u8, Vec<u8>)>(16);
+    for (ch, pipe) in [
+        (
+            1u8,
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        ),
+        (
+            2u8,
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        ),
+    ] {
+        let Some(mut pipe) = pipe else { continue };
+        let out_tx = out_tx.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 << 10];
+            loop {
+                match pipe.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if out_tx.send((ch, buf[..n].to_vec())).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+    }
+    drop(out_tx);
+    let mut client_gone = false;
+    loop {
+        tokio::select! {
+            m = rx.next() => match m {
+                Some(Ok(Message::Binary(b))) if !b.is_empty() => match b[0] {
+                    0 => {
+                        session.stdin_bytes += b.len() - 1;
+                        if let Some(t) = &in_tx {
+                            let _ = t.send(b[1..].to_vec());
+                        }
+                    }
+                    255 if v5 && b.get(1) == Some(&0) => in_tx = None,
+                    _ => {}
+                },
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                    client_gone = true;
+                    break;
+                }
+                Some(Ok(_)) => {}
+            },
+            chunk = out_rx.recv() => match chunk {
+                Some((ch, data)) => {
+                    let mut frame = Vec::with_capacity(data.len() + 1);
+                    frame.push(ch);
+                    frame.extend_from_slice(&data);
+                    if tx.send(Message::binary(frame)).await.is_err() {
+                        client_gone = true;
+                        break;
+                    }
+                }
+                None => break,
+            },
+        }
+    }
+    drop(in_tx);
+    if client_gone {
+        let _ = child.kill().await;
+        record(session);
+        return;
+    }
+    let code = child.wait().await.ok().and_then(|s| s.code()).unwrap_or(-1);
+    session.exit_code = Some(code);
+    // As the kubelet's v4+ error stream writes it (remotecommand/httpstream.go).
+    let st = if code == 0 {
+        json!({"metadata": {}, "status": "Success"})
+    } else {
+        json!({
+            "metadata": {},
+            "status": "Failure",
+            "message": format!("command terminated with non-zero exit code: error executing command {:?}, exit code {code}", session.command),
+            "reason": "NonZeroExitCode",
+            "details": {"causes": [{"reason": "ExitCode", "message": code.to_string()}]},
+        })
+    };
+    let mut frame = vec![3u8];
+    frame.extend_from_slice(st.to_string().as_bytes());
+    let _ = tx.send(Message::binary(frame)).await;
+    let _ = tx.send(Message::Close(None)).await;
+    record(session);
 }

@@ -3,3 +3,4 @@
 
 pub mod ceph;
 pub mod fake_api;
+pub mod sshd;
