@@ -358,7 +358,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__pod)
-            opts="-n -f -o -v -h -V --namespace --from-file --example --node-os --max-input-mib --save --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -f -o -v -h -V --namespace --from-file --example --node-os --max-input-mib --save --probe-node --probe-namespace --probe-image --probe-timeout --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,6 +393,18 @@ _volmnt() {
                     return 0
                     ;;
                 --save)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -80,6 +80,9 @@ rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lo
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-namespace -d 'Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
@@ -90,6 +93,7 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s V -l version -d 'Print version'

@@ -221,6 +221,25 @@ pub struct DoctorPodArgs {
     /// Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets
     #[arg(long, value_name = "DIR", conflicts_with_all = ["from_file", "example"])]
     pub save: Option<std::path::PathBuf>,
+    /// Also run volmnt's read-only probe on the pod's node, through a short-lived pod (hostPID,
+    /// host root read-only; announced first, deleted on every path), so a missing mount helper is
+    /// confirmed or ruled out
+    #[arg(long, conflicts_with_all = ["from_file", "example"])]
+    pub probe_node: bool,
+    /// Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)
+    #[arg(
+        long,
+        value_name = "NS",
+        default_value = "volmnt",
+        requires = "probe_node"
+    )]
+    pub probe_namespace: String,
+    /// Image of the probe pod (it only needs a POSIX sh)
+    #[arg(long, value_name = "IMAGE", default_value = crate::collect::node::exec::DEFAULT_IMAGE, requires = "probe_node")]
+    pub probe_image: String,
+    /// Give up on the probe after this long (pod start included)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration, requires = "probe_node")]
+    pub probe_timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]

@@ -436,3 +436,79 @@ fn stuck_pod(live: &Live) -> (String, String) {
             .to_string(),
     )
 }
+
+/// `doctor pod --probe-node` on the NFS incident, the node being a fixture host tree served by
+/// the fake kubelet's exec: without the client the cause is confirmed, with it ruled out; the
+/// probe pod is announced, created and deleted.
+#[test]
+fn probe_node_confirms_or_rules_out_the_missing_nfs_client() {
+    use crate::support::fake_api::{ExecNode, FakeKubelet};
+    let host = |n: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/hosts")
+            .join(n)
+    };
+    for (tree, confirmed) in [("centos-7-no-nfs", true), ("rocky-9", false)] {
+        let opts = Options {
+            kubelet: Some(FakeKubelet::default().with("node1", ExecNode::new(&host(tree)))),
+            ..Options::new()
+        };
+        let live = Live::start("nfs-client-missing", "ops-test", opts);
+        let out = live.run(&[
+            "doctor",
+            "pod",
+            "node1-nfs-test-547c4d7678-j6kwv",
+            "-n",
+            "ops-test",
+            "--probe-node",
+            "--probe-timeout",
+            "30s",
+            "-o",
+            "json",
+        ]);
+        assert!(
+            out.stderr.contains("node1"),
+            "announced first: {}",
+            out.stderr
+        );
+        let r = out.json();
+        let nfs = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["cause"] == "nfs_client_missing")
+            .cloned()
+            .expect("nfs_client_missing listed");
+        let ev = evidence(&nfs);
+        if confirmed {
+            assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stdout);
+            assert!(nfs["confidence"].as_f64().unwrap() >= 0.97);
+            assert!(
+                ev.contains("node probe: mount.nfs / mount.nfs4 not found on node1"),
+                "{ev}"
+            );
+        } else {
+            assert!(nfs["confidence"].as_f64().unwrap() <= 0.2, "{}", out.stdout);
+            assert!(
+                ev.contains("node probe: mount.nfs is installed on node1"),
+                "{ev}"
+            );
+        }
+        // The probe pod was created and is gone.
+        let reqs = live.api.requests();
+        assert!(reqs
+            .iter()
+            .any(|q| q.verb == "create" && q.resource == "pods"));
+        assert!(reqs
+            .iter()
+            .any(|q| q.verb == "delete" && q.resource == "pods"));
+        assert!(
+            !live.api.objects().iter().any(|o| o["kind"] == "Pod"
+                && o["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("volmnt-probe")),
+            "a probe pod was left behind"
+        );
+    }
+}

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
 use crate::collect::cluster::{Cluster, ConnectOptions};
+use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
 use crate::diagnose::{self, Options, Report, Status};
@@ -123,6 +124,78 @@ fn connect_options(global: &Global, namespace: Option<String>) -> ConnectOptions
     }
 }
 
+/// `--probe-node`: the probe on the pod's node through a short-lived pod; its facts go into the
+/// case. A probe that fails is a note, not an error: the diagnosis stands without it.
+async fn probe_node(
+    cluster: &Cluster,
+    case: &mut Case,
+    args: &DoctorPodArgs,
+    global: &Global,
+    pods: &ProbePods,
+) {
+    let Some(node) = case.node_name().map(str::to_string) else {
+        case.notes
+            .push("--probe-node: the pod is not scheduled on a node yet; nothing to probe".into());
+        return;
+    };
+    let opts = ExecOptions {
+        namespace: args.probe_namespace.clone(),
+        image: args.probe_image.clone(),
+        deadline: args.probe_timeout + std::time::Duration::from_secs(60),
+        request_timeout: global.conn.request_timeout,
+        step_timeout_secs: crate::collect::node::local::step_timeout_for(args.probe_timeout),
+    };
+    eprintln!("{}", exec::announcement(&opts, std::slice::from_ref(&node)));
+    match exec::run(&cluster.client(), &node, &opts, pods, args.probe_timeout).await {
+        Ok(run) => match crate::parse::probe::parse(&String::from_utf8_lossy(&run.stdout)) {
+            Ok(facts) => {
+                case.inputs.push(format!(
+                    "probe of node {node} through a pod ({:.1} s)",
+                    run.elapsed.as_secs_f64()
+                ));
+                case.node_facts = Some(facts);
+            }
+            Err(e) => case.notes.push(format!(
+                "--probe-node: the probe output of {node} did not parse: {e}"
+            )),
+        },
+        Err(e) => case
+            .notes
+            .push(format!("--probe-node: could not probe node {node}: {e}")),
+    }
+}
+
+/// Run `probe_node`, deleting the probe pod on every path: success, error, and Ctrl-C/SIGTERM
+/// (then exit 130/143, after the cleanup).
+fn probe_node_guarded(
+    rt: &tokio::runtime::Runtime,
+    cluster: &Cluster,
+    case: &mut Case,
+    args: &DoctorPodArgs,
+    global: &Global,
+) {
+    let pods = ProbePods::default();
+    let outcome = rt.block_on(async {
+        tokio::select! {
+            _ = probe_node(cluster, case, args, global, &pods) => Ok(()),
+            sig = super::node::interrupted() => {
+                eprintln!("\nvolmnt: {sig}: stopping; deleting the probe pod first");
+                Err(sig)
+            }
+        }
+    });
+    for f in rt.block_on(exec::cleanup(
+        &cluster.client(),
+        &pods,
+        global.conn.request_timeout,
+    )) {
+        eprintln!("volmnt: could not delete probe pod {f}; `volmnt node gc` removes it");
+    }
+    if let Err(sig) = outcome {
+        std::process::exit(if sig == "terminated" { 143 } else { 130 });
+    }
+}
+
 /// Read the pod and its surroundings from the cluster.
 async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize, Cluster)> {
     let name = args.name.clone().ok_or_else(|| {
@@ -149,6 +222,9 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     } else {
         (collect_offline(args)?, None)
     };
+    if let (true, Some(cluster)) = (args.probe_node, &cluster) {
+        probe_node_guarded(&rt, cluster, &mut case, args, global);
+    }
     if global.verbose > 0 {
         for i in &case.inputs {
             eprintln!("volmnt: read {i}");

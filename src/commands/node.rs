@@ -446,7 +446,7 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
 }
 
 /// Ctrl-C (SIGINT) or SIGTERM, whichever comes first.
-async fn interrupted() -> &'static str {
+pub(crate) async fn interrupted() -> &'static str {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

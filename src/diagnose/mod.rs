@@ -604,6 +604,11 @@ fn verdict(subject: &Subject, findings: &[Finding]) -> String {
         Some(f) if f.cause == "unknown" => format!(
             "{who}{on} is stuck on a volume, but the cause is not recognised: see the steps to gather more"
         ),
+        // Everything was weakened (e.g. the node probe ruled the message's cause out).
+        Some(f) if f.confidence < 0.3 => format!(
+            "{who}{on} is stuck on a volume, but no cause is likely; best remaining guess: {} ({}, confidence {:.2}); see the evidence",
+            f.title, f.cause, f.confidence
+        ),
         Some(f) => {
             let mut v = format!(
                 "{who}{on} {}: {} ({}, confidence {:.2})",

@@ -184,6 +184,10 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
 }
 
 /// Which client package a helper-missing message needs.
+pub fn client_of(ctx: &MsgContext) -> Option<String> {
+    client_for(ctx).map(str::to_string)
+}
+
 fn client_for(ctx: &MsgContext) -> Option<&'static str> {
     match ctx.fs {
         FsFamily::Nfs => return Some("nfs"),
@@ -214,6 +218,20 @@ pub fn node_os(case: &Case, opts: &Options) -> NodeOs {
         .and_then(|s| s.node_info.as_ref());
     let (image, source) = match (&opts.node_os, info) {
         (Some(o), _) => (Some(o.clone()), Some("--node-os".to_string())),
+        (None, _)
+            if info.is_none_or(|i| i.os_image.is_empty())
+                && case
+                    .node_facts
+                    .as_ref()
+                    .is_some_and(|f| f.os.pretty_name.is_some()) =>
+        {
+            (
+                case.node_facts
+                    .as_ref()
+                    .and_then(|f| f.os.pretty_name.clone()),
+                Some("the node probe's /etc/os-release".to_string()),
+            )
+        }
         (None, Some(i)) if !i.os_image.is_empty() => (
             Some(i.os_image.clone()),
             Some(format!(

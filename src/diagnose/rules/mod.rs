@@ -7,6 +7,7 @@ mod claim_elsewhere;
 mod csi_driver;
 mod missing_objects;
 mod nfs_csi;
+mod node_facts;
 mod pvc_state;
 mod rbd_holders;
 
@@ -27,6 +28,8 @@ pub const RULES: &[(&str, Rule)] = &[
     // After the rules that may create lock/attach findings, so it can name the other node.
     ("claim_elsewhere", claim_elsewhere::apply),
     ("nfs_csi", nfs_csi::apply),
+    // Last: what the node itself shows outweighs what messages suggest.
+    ("node_facts", node_facts::apply),
 ];
 
 pub fn apply_all(case: &Case, hints: &Hints, accs: &mut Accs) {
