@@ -160,7 +160,7 @@ fn node<'a>(doc: &'a Value, name: &str) -> &'a Value {
 fn exec_creates_the_probe_pod_as_the_issue_says_and_deletes_it_after_the_probe() {
     let c = ExecCluster::start(
         vec![
-            ("node-a", ExecNode::new(&host("debian-12"))),
+            ("node-a", ExecNode::new(&host("rocky-9"))),
             ("node-b", ExecNode::new(&host("debian-12-no-nfs"))),
         ],
         FakeKubelet::default(),
@@ -267,7 +267,7 @@ fn exec_deletes_the_pod_when_exec_is_refused_and_reports_the_rbac_fix() {
         ..Options::new()
     };
     let c = ExecCluster::start_with(
-        vec![("node-a", ExecNode::new(&host("debian-12")))],
+        vec![("node-a", ExecNode::new(&host("rocky-9")))],
         FakeKubelet::default(),
         opts,
     );
@@ -287,11 +287,11 @@ fn exec_deletes_the_pod_when_exec_is_refused_and_reports_the_rbac_fix() {
 fn one_dead_node_does_not_spoil_the_others_and_its_pod_is_deleted_after_the_timeout() {
     let c = ExecCluster::start(
         vec![
-            ("node-a", ExecNode::new(&host("debian-12"))),
-            ("node-dead", ExecNode::new(&host("debian-12")).dead()),
+            ("node-a", ExecNode::new(&host("rocky-9"))),
+            ("node-dead", ExecNode::new(&host("rocky-9")).dead()),
             (
                 "node-slow",
-                ExecNode::new(&host("ubuntu-22.04")).slow(Duration::from_secs(1)),
+                ExecNode::new(&host("alpine-3.19")).slow(Duration::from_secs(1)),
             ),
         ],
         FakeKubelet::default(),
@@ -320,9 +320,10 @@ fn one_dead_node_does_not_spoil_the_others_and_its_pod_is_deleted_after_the_time
 fn exec_junit_has_a_case_per_node_and_requirement() {
     let c = ExecCluster::start(
         vec![
+            // Has both nfs and ext4 (its orphaned mount is not a requirement case).
             ("node-a", ExecNode::new(&host("debian-12"))),
             ("node-b", ExecNode::new(&host("debian-12-no-nfs"))),
-            ("node-dead", ExecNode::new(&host("debian-12")).dead()),
+            ("node-dead", ExecNode::new(&host("rocky-9")).dead()),
         ],
         FakeKubelet::default(),
     );
@@ -360,7 +361,7 @@ fn exec_junit_has_a_case_per_node_and_requirement() {
 fn label_writes_what_each_node_can_mount() {
     let c = ExecCluster::start(
         vec![
-            ("node-a", ExecNode::new(&host("debian-12"))),
+            ("node-a", ExecNode::new(&host("rocky-9"))),
             ("node-b", ExecNode::new(&host("debian-12-no-nfs"))),
         ],
         FakeKubelet::default(),
@@ -386,7 +387,7 @@ fn ctrl_c_deletes_the_probe_pod_and_exits_130() {
     let c = ExecCluster::start(
         vec![(
             "node-slow",
-            ExecNode::new(&host("debian-12")).slow(Duration::from_secs(60)),
+            ExecNode::new(&host("rocky-9")).slow(Duration::from_secs(60)),
         )],
         FakeKubelet::default(),
     );
@@ -444,8 +445,8 @@ fn node_names_that_inject_shell_are_passed_safely_through_exec() {
     let n2 = format!("$(touch {})", p2.display());
     let c = ExecCluster::start(
         vec![
-            (n1.as_str(), ExecNode::new(&host("debian-12"))),
-            (n2.as_str(), ExecNode::new(&host("debian-12"))),
+            (n1.as_str(), ExecNode::new(&host("rocky-9"))),
+            (n2.as_str(), ExecNode::new(&host("rocky-9"))),
         ],
         FakeKubelet::default(),
     );
@@ -475,7 +476,7 @@ fn node_names_that_inject_shell_are_passed_safely_through_exec() {
 #[test]
 fn an_unknown_node_name_creates_no_pod() {
     let c = ExecCluster::start(
-        vec![("node-a", ExecNode::new(&host("debian-12")))],
+        vec![("node-a", ExecNode::new(&host("rocky-9")))],
         FakeKubelet::default(),
     );
     let out = c.run(&["node", "check", "node-a", "nod-a", "-o", "json"]);
@@ -548,7 +549,7 @@ fn ssh_run(sshd: &Sshd, args: &[&str]) -> Out {
 #[test]
 fn ssh_probes_nodes_through_a_real_sshd() {
     let Some(sshd) = Sshd::start(&[
-        Port::root(&host("debian-12")),
+        Port::root(&host("rocky-9")),
         Port::root(&host("debian-12-no-nfs")),
     ]) else {
         return;
@@ -573,7 +574,14 @@ fn ssh_reads_the_real_machine_when_no_root_is_set() {
         return;
     };
     let out = ssh_run(&sshd, &[&sshd.dest(0), "-o", "json"]);
-    assert_eq!(out.code, 0, "{out:#?}\nsshd log:\n{}", sshd.log());
+    // This machine is no Kubernetes node: its mount table may well have problems (exit 1),
+    // but it must be probed (not 3) and nothing is required (not a failure).
+    assert!(out.code <= 1, "{out:#?}\nsshd log:\n{}", sshd.log());
+    assert!(
+        ["pass", "problem"].contains(&out.json()["nodes"][0]["status"].as_str().unwrap_or("")),
+        "{}",
+        out.stdout
+    );
     let doc = out.json();
     let r = &doc["nodes"][0]["report"];
     assert_eq!(r["live"], true, "{r:#}");
@@ -635,7 +643,7 @@ fn ssh_all_reaches_each_node_at_its_internal_ip_and_labels_it_by_name() {
 fn ssh_unreachable_nodes_do_not_spoil_the_rest() {
     let Some(mut sshd) = Sshd::start(&[
         Port::root(&host("rocky-9")),
-        Port::root(&host("debian-12")).slow(1),
+        Port::root(&host("rocky-9")).slow(1),
     ]) else {
         return;
     };
@@ -750,7 +758,7 @@ fn node_check_timing_20_nodes() {
         let mut e = ExecNode::new(&host(if i % 3 == 0 {
             "debian-12-no-nfs"
         } else {
-            "debian-12"
+            "rocky-9"
         }));
         if i == 7 {
             e = e.dead();

@@ -792,6 +792,8 @@ mod analysis {
         pub checked: usize,
         pub passed: usize,
         pub failed: usize,
+        /// Requirements met, but errors in the mount table.
+        pub problems: usize,
         pub unreachable: usize,
     }
 
@@ -810,7 +812,7 @@ mod analysis {
     impl Document {
         pub fn exit_code(&self) -> ExitCode {
             match self.status {
-                "fail" => ExitCode::Problem,
+                "fail" | "problem" => ExitCode::Problem,
                 "unreachable" => ExitCode::Unreachable,
                 _ => ExitCode::Ok,
             }
@@ -885,10 +887,14 @@ mod analysis {
         NodeResult {
             node: c.target.node.clone(),
             target: c.target.address.clone(),
-            status: if report.requirements_met() {
-                "pass"
-            } else {
+            // Requirements decide pass/fail; an error in the mount table (an orphaned mount
+            // to a server that may hang) is a problem found all the same (exit 1).
+            status: if !report.requirements_met() {
                 "fail"
+            } else if report.has_problems() {
+                "problem"
+            } else {
+                "pass"
             },
             elapsed_ms: c.elapsed.as_millis() as u64,
             error: None,
@@ -911,10 +917,13 @@ mod analysis {
             checked: nodes.len(),
             passed: count("pass"),
             failed: count("fail"),
+            problems: count("problem"),
             unreachable: count("unreachable"),
         };
         let status = if summary.failed > 0 {
             "fail"
+        } else if summary.problems > 0 {
+            "problem"
         } else if summary.unreachable > 0 {
             "unreachable"
         } else {
@@ -975,6 +984,17 @@ mod analysis {
                     String::new()
                 }
             ),
+            "problem" => format!(
+                "{} {} of {} node(s) have errors in their mount tables{}",
+                paint("PROBLEM", color, "31"),
+                s.problems,
+                s.checked,
+                if doc.required.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (every node has {})", req_list(&doc.required))
+                }
+            ),
             _ => format!(
                 "{} {} of {} node(s) could not be probed",
                 paint("UNREACHABLE", color, "33"),
@@ -1002,6 +1022,7 @@ mod analysis {
             let status = match n.status {
                 "pass" if doc.required.is_empty() => paint("checked", color, "32"),
                 "pass" => paint("PASS", color, "32"),
+                "problem" => paint("PROBLEM", color, "31"),
                 _ => paint("FAIL", color, "31"),
             };
             let about: Vec<String> = [

@@ -921,6 +921,19 @@ pub fn analyze(
     if family == "unknown" {
         notes.push("the OS is not known (no usable /etc/os-release): install commands are not given per OS".into());
     }
+    // A mount stacked twice is one duplicate_mount issue; the same orphan must not be listed
+    // once per stacked copy.
+    let mut seen_issue = std::collections::BTreeSet::new();
+    let issues: Vec<MountIssue> = issues
+        .into_iter()
+        .filter(|i| {
+            seen_issue.insert((
+                format!("{:?}", i.kind),
+                i.mount_point.clone(),
+                i.detail.clone(),
+            ))
+        })
+        .collect();
 
     NodeReport {
         node: facts.hostname.clone(),
