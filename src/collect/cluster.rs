@@ -510,18 +510,8 @@ impl Cluster {
                 }
                 Ok::<_, Error>((others, got))
             };
-            let drivers = self.list(
-                Api::<CSIDriver>::all(c.clone()),
-                ListParams::default(),
-                Access::group_cluster("csidrivers", "storage.k8s.io"),
-                |_| true,
-            );
-            let classes = self.list(
-                Api::<StorageClass>::all(c.clone()),
-                ListParams::default(),
-                Access::group_cluster("storageclasses", "storage.k8s.io"),
-                |_| true,
-            );
+            let drivers = self.list_all::<CSIDriver>("csidrivers");
+            let classes = self.list_all::<StorageClass>("storageclasses");
             let (ev_core, ev_new, node, csinode, configmaps, secrets, others, drivers, classes) = futures::join!(
                 events_core,
                 events_new,
@@ -960,18 +950,8 @@ impl Cluster {
         );
         let cm_fut = self.list_names::<ConfigMap>(api_for!(ConfigMap), access_ns("configmaps"));
         let sec_fut = self.list_names::<Secret>(api_for!(Secret), access_ns("secrets"));
-        let drivers_fut = self.list(
-            Api::<CSIDriver>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("csidrivers", "storage.k8s.io"),
-            |_| true,
-        );
-        let classes_fut = self.list(
-            Api::<StorageClass>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("storageclasses", "storage.k8s.io"),
-            |_| true,
-        );
+        let drivers_fut = self.list_all::<CSIDriver>("csidrivers");
+        let classes_fut = self.list_all::<StorageClass>("storageclasses");
         let (pods_r, ev_r, cms, secs, drivers, classes) = futures::join!(
             pods_fut,
             events_fut,
@@ -1150,6 +1130,24 @@ impl Cluster {
                 .cmp(&(b.namespace.as_deref(), b.pod_name.as_deref()))
         });
         Ok(cases)
+    }
+
+    /// Every object of a small cluster-scoped storage.k8s.io kind (CSIDrivers, StorageClasses).
+    async fn list_all<K>(&self, resource: &'static str) -> Result<Fetch<Vec<K>>>
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>
+            + Clone
+            + DeserializeOwned
+            + std::fmt::Debug,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        self.list(
+            Api::<K>::all(self.client.clone()),
+            ListParams::default(),
+            Access::group_cluster(resource, "storage.k8s.io"),
+            |_| true,
+        )
+        .await
     }
 
     /// (namespace, name) of every object of a kind, read as metadata only (Secrets included).

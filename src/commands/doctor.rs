@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
-use crate::collect::cluster::{Cluster, ConnectOptions};
+use crate::collect::cluster::Cluster;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
@@ -107,23 +107,6 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
     Ok(case)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))
-}
-
-fn connect_options(global: &Global, namespace: Option<String>) -> ConnectOptions {
-    ConnectOptions {
-        kubeconfig: global.conn.kubeconfig.clone(),
-        context: global.conn.context.clone(),
-        namespace,
-        request_timeout: global.conn.request_timeout,
-    }
-}
-
 /// `--probe-node`: the probe on the pod's node through a short-lived pod; its facts go into the
 /// case. A probe that fails is a note, not an error: the diagnosis stands without it.
 async fn probe_node(
@@ -204,7 +187,7 @@ async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, us
                 .into(),
         )
     })?;
-    let cluster = Cluster::connect(&connect_options(global, args.namespace.clone())).await?;
+    let cluster = Cluster::connect(&super::connect_options(global, args.namespace.clone())).await?;
     let ns = cluster.namespace.clone();
     let case = cluster.collect_pod(&ns, &name).await?;
     Ok((case, cluster.request_count(), cluster))
@@ -212,7 +195,7 @@ async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, us
 
 pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let live = args.example.is_none() && args.from_file.is_empty();
-    let rt = runtime()?;
+    let rt = super::runtime()?;
     let (mut case, cluster) = if live {
         let (case, requests, cluster) = rt.block_on(collect_live(args, global))?;
         if global.verbose > 0 {
@@ -290,9 +273,10 @@ struct Group {
 }
 
 pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<ExitCode> {
-    let rt = runtime()?;
+    let rt = super::runtime()?;
     let (cases, requests, scope, denied) = rt.block_on(async {
-        let cluster = Cluster::connect(&connect_options(global, args.namespace.clone())).await?;
+        let cluster =
+            Cluster::connect(&super::connect_options(global, args.namespace.clone())).await?;
         let ns = if args.all_namespaces {
             None
         } else {

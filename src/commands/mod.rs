@@ -8,6 +8,9 @@ pub mod rbd;
 
 use std::io::Write;
 
+use crate::cli::Global;
+use crate::collect::cluster::ConnectOptions;
+
 use crate::cli::{Cli, Command, DoctorCommand};
 use crate::error::{Error, ExitCode, Result};
 
@@ -30,5 +33,24 @@ pub fn emit(text: &str) -> Result<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::Output(e.to_string())),
+    }
+}
+
+/// The async runtime the cluster-facing commands run on (2 workers: this machine's size).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))
+}
+
+/// The connection flags as the collector takes them.
+pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectOptions {
+    ConnectOptions {
+        kubeconfig: g.conn.kubeconfig.clone(),
+        context: g.conn.context.clone(),
+        namespace,
+        request_timeout: g.conn.request_timeout,
     }
 }

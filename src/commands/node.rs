@@ -16,7 +16,7 @@ use kube::Api;
 use serde::Serialize;
 
 use crate::cli::{parse_duration, Global};
-use crate::collect::cluster::{Access, Cluster, ConnectOptions, Fetch};
+use crate::collect::cluster::{Access, Cluster, Fetch};
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::node::ssh::{self, SshOptions};
 use crate::collect::node::ProbeRun;
@@ -166,23 +166,6 @@ pub fn human_duration(d: Duration) -> String {
         (0, m, 0) => format!("{m}m"),
         (0, m, s) => format!("{m}m{s}s"),
         (h, m, _) => format!("{h}h{m}m"),
-    }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))
-}
-
-fn connect_options(g: &Global, namespace: Option<String>) -> ConnectOptions {
-    ConnectOptions {
-        kubeconfig: g.conn.kubeconfig.clone(),
-        context: g.conn.context.clone(),
-        namespace,
-        request_timeout: g.conn.request_timeout,
     }
 }
 
@@ -388,7 +371,7 @@ fn is_node_name(n: &str) -> bool {
 pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let transport = pick_transport(a)?;
     validate(a, transport)?;
-    let rt = runtime()?;
+    let rt = super::runtime()?;
     let started = Instant::now();
     let pods = ProbePods::default();
     let cluster_slot: Arc<Mutex<Option<Cluster>>> = Arc::new(Mutex::new(None));
@@ -480,7 +463,7 @@ async fn check_all(
 ) -> CheckResult {
     let needs_cluster = transport == Transport::Exec || a.all || a.label;
     let cluster = if needs_cluster {
-        let c = Cluster::connect(&connect_options(g, a.namespace.clone()))
+        let c = Cluster::connect(&super::connect_options(g, a.namespace.clone()))
             .await
             .map_err(|e| match (transport, a.exec) {
                 (Transport::Exec, false) => Error::Unreachable(format!(
@@ -726,9 +709,9 @@ async fn write_labels(cluster: &Cluster, doc: &mut analysis::Document) {
 // ---------------------------------------------------------------------------------------------
 
 pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
-    let rt = runtime()?;
+    let rt = super::runtime()?;
     let deleted = rt.block_on(async {
-        let cluster = Cluster::connect(&connect_options(g, a.namespace.clone())).await?;
+        let cluster = Cluster::connect(&super::connect_options(g, a.namespace.clone())).await?;
         let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
         exec::gc(
             &cluster.client(),

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::cli::{parse_duration, Global};
-use crate::collect::cluster::{Cluster, ConnectOptions};
+use crate::collect::cluster::Cluster;
 use crate::collect::rbd::{
     self, host_of, Ceph, Confirmation, Flags, Holder, HolderKind, ImageSpec, KubeView, Outcome,
     Plan, Verdict, Where,
@@ -129,11 +129,7 @@ pub struct RbdUnlockArgs {
 }
 
 pub fn run(c: &RbdCommand, g: &Global) -> Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Unreachable(format!("starting the async runtime: {e}")))?;
+    let rt = super::runtime()?;
     match c {
         RbdCommand::Status(a) => rt.block_on(status(a, g)),
         RbdCommand::Unlock(a) => rt.block_on(unlock(a, g)),
@@ -159,13 +155,7 @@ struct Situation {
 }
 
 async fn situation(target: &Target, ca: &CephArgs, g: &Global) -> Result<Situation> {
-    let cluster = Cluster::connect(&ConnectOptions {
-        kubeconfig: g.conn.kubeconfig.clone(),
-        context: g.conn.context.clone(),
-        namespace: target.namespace.clone(),
-        request_timeout: g.conn.request_timeout,
-    })
-    .await;
+    let cluster = Cluster::connect(&super::connect_options(g, target.namespace.clone())).await;
     let need_cluster = |why: &str| -> Result<&Cluster> {
         cluster
             .as_ref()
