@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::support::ceph::{self, MicroCeph};
-use crate::support::fake_api::{start_in_background, FakeApi, FakeCluster, Options};
+use crate::support::fake_api::{
+    start_in_background, ExecNode, FakeApi, FakeCluster, FakeKubelet, Options,
+};
 use crate::util::{cmd, run_cmd, Out, TempDir};
 
 const NODE: &str = "node-a";
@@ -506,10 +508,70 @@ fn ceph_errors_become_clear_messages_and_exit_codes() {
     assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
 }
 
+/// `--toolbox NS/POD` end to end: a Rook-like toolbox pod whose environment points at the real
+/// micro-ceph (CEPH_CONF), exec'd through the fake kubelet, which runs `rbd` on this machine as
+/// the toolbox would in its container. The lock read through the exec API is the real one.
+#[test]
+fn toolbox_reads_the_real_cluster_through_the_exec_api() {
+    let c = ceph::shared();
+    let image = c.image("toolbox");
+    c.lock_add(&image, "kubelet_lock_magic_node1");
+    let mut cluster = FakeCluster::new();
+    cluster.push(node());
+    cluster.push(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "rook-ceph-tools-1", "namespace": "rook-ceph",
+                     "labels": {"app": "rook-ceph-tools"},
+                     "creationTimestamp": "2026-11-21T09:00:00Z"},
+        "spec": {"nodeName": "tools-node", "containers": [{
+            "name": "rook-ceph-tools", "image": "quay.io/ceph/ceph:v16.2.15",
+            "command": ["sleep", "infinity"],
+            "env": [{"name": "CEPH_CONF", "value": c.conf.to_str().unwrap()}]
+        }]},
+        "status": {"phase": "Running"}
+    }));
+    let root = TempDir::new("toolbox-root");
+    let opts = Options {
+        kubelet: Some(FakeKubelet::default().with("tools-node", ExecNode::new(root.path()))),
+        ..Options::new()
+    };
+    let (api, _thread) = start_in_background(cluster, opts);
+    let dir = TempDir::new("toolbox-kube");
+    let kubeconfig = api.write_kubeconfig(dir.path(), "default");
+    let out = run_cmd(
+        cmd()
+            .args([
+                "rbd",
+                "status",
+                &image,
+                "--toolbox",
+                "rook-ceph/rook-ceph-tools-1",
+                "-o",
+                "json",
+            ])
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env_remove("CEPH_CONF"),
+        None,
+    );
+    assert!(out.code <= 1, "{out:#?}");
+    let text = out.stdout.clone();
+    assert!(text.contains("kubelet_lock_magic_node1"), "{text}");
+    assert!(
+        text.contains("127.0.0.1:0/"),
+        "the locker's real address: {text}"
+    );
+    let r = api.requests();
+    assert!(
+        r.iter()
+            .any(|r| r.subresource.as_deref() == Some("exec") && r.query.contains("command=rbd")),
+        "{r:#?}"
+    );
+}
+
 #[test]
 fn toolbox_runs_the_cli_through_the_exec_api() {
-    // The fake API server has no exec (it answers 404, as for an unknown path), so this checks
-    // the request volmnt makes and the message; the exec itself is kube-rs's.
+    // A toolbox pod that does not exist: the exec request is made and refused, with a message.
     let k = kube(vec![node()]);
     let out = run_cmd(
         cmd()
