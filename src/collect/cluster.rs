@@ -369,25 +369,7 @@ impl Cluster {
                 async move { self.get(api, n, Access::cluster("persistentvolumes")).await }
             }));
             // Only this pod's PVs' attachments are kept, page by page.
-            let vas = async {
-                if pv_names.is_empty() {
-                    return Ok(Fetch::Got(Vec::new()));
-                }
-                let wanted = pv_names.clone();
-                self.list(
-                    Api::<VolumeAttachment>::all(c.clone()),
-                    ListParams::default(),
-                    Access::group_cluster("volumeattachments", "storage.k8s.io"),
-                    move |va: &VolumeAttachment| {
-                        va.spec
-                            .source
-                            .persistent_volume_name
-                            .as_ref()
-                            .is_some_and(|p| wanted.contains(p))
-                    },
-                )
-                .await
-            };
+            let vas = self.attachments_of(pv_names.clone());
             let (pvs, vas) = futures::join!(pvs, vas);
             Ok::<_, Error>((got, pvs, vas?))
         };
@@ -1039,25 +1021,7 @@ impl Cluster {
             )
             .await?;
             let names: BTreeSet<String> = pvs.keys().cloned().collect();
-            let vas = if names.is_empty() {
-                Vec::new()
-            } else {
-                self.list(
-                    Api::<VolumeAttachment>::all(c.clone()),
-                    ListParams::default(),
-                    Access::group_cluster("volumeattachments", "storage.k8s.io"),
-                    move |va: &VolumeAttachment| {
-                        va.spec
-                            .source
-                            .persistent_volume_name
-                            .as_ref()
-                            .is_some_and(|p| names.contains(p))
-                    },
-                )
-                .await?
-                .ok()
-                .unwrap_or_default()
-            };
+            let vas = self.attachments_of(names).await?.ok().unwrap_or_default();
             Ok::<_, Error>((pvs, vas))
         };
         let mut nodes = std::collections::HashMap::new();
@@ -1130,6 +1094,26 @@ impl Cluster {
                 .cmp(&(b.namespace.as_deref(), b.pod_name.as_deref()))
         });
         Ok(cases)
+    }
+
+    /// The VolumeAttachments of these PVs, filtered page by page (none asked: no request).
+    async fn attachments_of(&self, pvs: BTreeSet<String>) -> Result<Fetch<Vec<VolumeAttachment>>> {
+        if pvs.is_empty() {
+            return Ok(Fetch::Got(Vec::new()));
+        }
+        self.list(
+            Api::<VolumeAttachment>::all(self.client.clone()),
+            ListParams::default(),
+            Access::group_cluster("volumeattachments", "storage.k8s.io"),
+            move |va: &VolumeAttachment| {
+                va.spec
+                    .source
+                    .persistent_volume_name
+                    .as_ref()
+                    .is_some_and(|p| pvs.contains(p))
+            },
+        )
+        .await
     }
 
     /// Every object of a small cluster-scoped storage.k8s.io kind (CSIDrivers, StorageClasses).
