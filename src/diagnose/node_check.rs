@@ -709,11 +709,13 @@ fn orphans(
     (basis, out)
 }
 
-fn duplicates(facts: &NodeFacts) -> Vec<MountIssue> {
+/// Mounts stacked twice under the kubelet root (volume mounts). Elsewhere (containers stack
+/// /dev/pts and /dev/shm routinely) they say nothing about volumes.
+fn duplicates(facts: &NodeFacts, kroot: &str) -> Vec<MountIssue> {
     let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
     let mut order = Vec::new();
     for m in &facts.mounts {
-        if m.fstype == "autofs" {
+        if m.fstype == "autofs" || !is_under(&m.mount_point, kroot) {
             continue;
         }
         let key = (m.source.as_str(), m.mount_point.as_str());
@@ -794,13 +796,25 @@ fn propagation_issue(facts: &NodeFacts, kroot: &str) -> Option<MountIssue> {
         Propagation::Unbindable => "unbindable",
         _ => "private",
     };
+    // Where the probe saw that kubelet does not run, this is a machine that is not (yet) a
+    // node: worth saying, not an error of a node.
+    let no_kubelet = facts.live && facts.kubelet_running == Some(false);
     Some(MountIssue {
         kind: IssueKind::KubeletRootNotShared,
-        severity: Severity::Error,
+        severity: if no_kubelet {
+            Severity::Warning
+        } else {
+            Severity::Error
+        },
         detail: format!(
             "the kubelet root dir {kroot} is on mount {mp}, whose propagation is {what}: \
              volumes that CSI node plugins or containerized kubelets mount there are not seen by \
-             pods (mountPropagation Bidirectional/HostToContainer needs shared)"
+             pods (mountPropagation Bidirectional/HostToContainer needs shared){}",
+            if no_kubelet {
+                "; kubelet does not run here, so this matters only once it does"
+            } else {
+                ""
+            }
         ),
         mount_point: Some(mp.clone()),
         source: None,
@@ -888,7 +902,7 @@ pub fn analyze(
         .clone()
         .unwrap_or_else(|| "/var/lib/kubelet".into());
     let (orphan_basis, mut issues) = orphans(facts, &kroot, pods_on_node);
-    issues.extend(duplicates(facts));
+    issues.extend(duplicates(facts, &kroot));
     issues.extend(read_only_remounts(facts, &kroot));
     issues.extend(propagation_issue(facts, &kroot));
 
