@@ -221,26 +221,9 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-/// RFC 3339 in UTC, seconds precision (metav1.Time).
+/// RFC 3339 in UTC, seconds precision (metav1.Time), as the fake server writes it.
 fn ts(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60
-    )
+    fake_api::rfc3339_secs(secs)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3340,7 +3340,11 @@ fn base64url_decode(s: &str) -> Result<Vec<u8>, String> {
 
 /// RFC 3339 in UTC, seconds precision (metav1.Time).
 fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() as i64;
+    rfc3339_secs(t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() as i64)
+}
+
+/// RFC 3339 in UTC of seconds since the epoch (also used by benches/live.rs).
+pub fn rfc3339_secs(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
     // Howard Hinnant's civil_from_days.
