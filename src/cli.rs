@@ -39,6 +39,10 @@ pub struct Global {
     pub verbose: u8,
     #[command(flatten)]
     pub conn: Connection,
+    /// How volmnt was invoked (`volmnt`, or `kubectl volmnt` as a kubectl plugin), set by main
+    /// from argv[0]: the commands a report suggests are written the same way.
+    #[arg(skip = String::from("volmnt"))]
+    pub invocation: String,
 }
 
 /// How to reach the cluster, as kubectl takes it.

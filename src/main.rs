@@ -17,7 +17,12 @@ fn main() -> std::process::ExitCode {
         args[0] = "kubectl volmnt".into();
     }
     let cli = match volmnt::cli::Cli::try_parse_from(args) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            if as_plugin {
+                c.global.invocation = "kubectl volmnt".into();
+            }
+            c
+        }
         // clap prints help/version (exit 0) and usage errors (exit 2) itself.
         Err(e) => e.exit(),
     };

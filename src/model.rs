@@ -152,6 +152,66 @@ pub struct HolderJudgement {
     pub reason: String,
 }
 
+/// A read the API refused (403), said as the RBAC rule that would have allowed it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Denied {
+    /// `get`, `list`, `watch`.
+    pub verb: String,
+    /// The resource, with its API group when it has one (`events.events.k8s.io`).
+    pub resource: String,
+    /// `None` for a cluster-scoped read (or a list across all namespaces).
+    pub namespace: Option<String>,
+    /// A read the diagnosis can do without (Secret existence: its role is optional). It is a
+    /// note in the report, not a partial result.
+    #[serde(default)]
+    pub optional: bool,
+}
+
+impl Denied {
+    pub fn new(verb: &str, resource: &str, namespace: Option<&str>) -> Denied {
+        Denied {
+            verb: verb.to_string(),
+            resource: resource.to_string(),
+            namespace: namespace.map(str::to_string),
+            optional: false,
+        }
+    }
+
+    /// The resource without its group (`events.events.k8s.io` → `events`).
+    pub fn plain_resource(&self) -> &str {
+        self.resource.split('.').next().unwrap_or(&self.resource)
+    }
+
+    /// Read back `list events in namespace x` / `get nodes (cluster scope)` (saved cases from
+    /// before the structured form).
+    pub fn parse(s: &str) -> Option<Denied> {
+        let mut words = s.split_whitespace();
+        let verb = words.next()?;
+        let resource = words.next()?;
+        let rest: Vec<&str> = words.collect();
+        let namespace = match rest.as_slice() {
+            ["in", "namespace", ns] => Some(ns.to_string()),
+            _ => None,
+        };
+        Some(Denied {
+            verb: verb.into(),
+            resource: resource.into(),
+            namespace,
+            optional: false,
+        })
+    }
+}
+
+impl std::fmt::Display for Denied {
+    /// `list events in namespace ops-test`, `get persistentvolumes (cluster scope)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {} in namespace {ns}", self.verb, self.resource),
+            None => write!(f, "{} {} (cluster scope)", self.verb, self.resource),
+        }
+    }
+}
+
 /// Everything collected about one stuck pod (or one set of messages).
 #[derive(Debug, Clone, Default)]
 pub struct Case {
@@ -176,8 +236,8 @@ pub struct Case {
     pub csi_nodes: Vec<CSINode>,
     /// Objects the API confirmed do not exist (404), e.g. a claim or a ConfigMap the pod names.
     pub missing: Vec<ObjectRef>,
-    /// Reads the API refused, said as "verb resource in scope" (e.g. `list events in namespace x`).
-    pub denied: Vec<String>,
+    /// Reads the API refused.
+    pub denied: Vec<Denied>,
     /// ConfigMaps known to exist (names only; their data is never read).
     pub configmaps: Vec<String>,
     /// Secrets known to exist (names only; their data is never read or kept).

@@ -49,7 +49,7 @@ fn assert_nfs_client_missing(report: &Value) {
         evidence.contains("mount -t nfs 10.20.172.211:/nfs"),
         "the evidence should quote kubelet's mount command: {evidence}"
     );
-    assert_eq!(report["status"], "problem");
+    assert_eq!(report["status"], "stuck");
 }
 
 /// The last fix is to delete the stuck pod, named exactly.
@@ -222,15 +222,32 @@ fn nfs_describe_piped_on_stdin() {
     );
 }
 
-#[test]
-fn nfs_events_with_pod_and_namespace_on_the_command_line_complete_the_delete_command() {
-    let r = doctor_json(&[NFS_POD, "-n", "ops-test", "-f", NFS_EVENTS_V1_JSON]);
-    assert_nfs_client_missing(&r);
-    assert_last_step_deletes_the_pod(&r);
+/// Events alone do not say whether a controller recreates the pod: the last step checks its
+/// owner (pod and namespace named exactly), and no delete command is given.
+fn assert_last_step_checks_the_owner(report: &Value) {
+    let cmds = remediation_commands(top(report));
+    assert_eq!(
+        cmds.last().map(String::as_str),
+        Some(
+            "kubectl get pod node1-nfs-test-547c4d7678-j6kwv -n ops-test -o jsonpath='{.metadata.ownerReferences[*].kind}'"
+        ),
+        "{cmds:#?}"
+    );
+    assert!(
+        !cmds.iter().any(|c| c.contains("delete pod")),
+        "a pod whose owner is not known is never deleted: {cmds:#?}"
+    );
 }
 
 #[test]
-fn nfs_events_alone_name_the_pod_and_namespace_for_the_delete_command() {
+fn nfs_events_with_pod_and_namespace_on_the_command_line_check_the_owner_before_any_delete() {
+    let r = doctor_json(&[NFS_POD, "-n", "ops-test", "-f", NFS_EVENTS_V1_JSON]);
+    assert_nfs_client_missing(&r);
+    assert_last_step_checks_the_owner(&r);
+}
+
+#[test]
+fn nfs_events_alone_name_the_pod_and_namespace_of_the_owner_check() {
     // Both events have involvedObject {kind: Pod, name: node1-nfs-test-..., namespace: ops-test}:
     // no placeholder, and never a guessed `-n default` the events contradict.
     for f in [NFS_EVENTS_V1_JSON, NFS_EVENTS_K8S_IO_YAML] {
@@ -240,7 +257,7 @@ fn nfs_events_alone_name_the_pod_and_namespace_for_the_delete_command() {
             !cmds.iter().any(|c| c.contains("-n default")),
             "{f}: the events are in ops-test: {cmds:#?}"
         );
-        assert_last_step_deletes_the_pod(&r);
+        assert_last_step_checks_the_owner(&r);
     }
 }
 

@@ -3,6 +3,8 @@
 //! incident: a cluster in, the expected finding, its evidence and the exit code out.
 
 use std::path::PathBuf;
+
+use serde_json::Value;
 use std::time::Duration;
 
 use crate::support::fake_api::{start_in_background, Deny, FakeApi, FakeCluster, Options};
@@ -228,20 +230,29 @@ fn forbidden_reads_are_named_and_the_diagnosis_carries_on() {
     let live = Live::start("forbidden", "ops-test", opts);
     let (out, r) = live.doctor("node1-nfs-test-547c4d7678-j6kwv", "ops-test");
     assert_eq!(out.code, 3, "a partial report exits 3\n{}", out.stderr);
-    let denied: Vec<String> = r["denied"]
+    // Structured: verb, resource and namespace (null for cluster scope).
+    let denied: Vec<(String, String, Value)> = r["denied"]
         .as_array()
         .expect("denied list")
         .iter()
-        .map(|d| d.as_str().unwrap().to_string())
+        .map(|d| {
+            (
+                d["verb"].as_str().unwrap().to_string(),
+                d["resource"].as_str().unwrap().to_string(),
+                d["namespace"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         denied,
         [
-            "get nodes (cluster scope)",
-            "get persistentvolumes (cluster scope)"
+            ("get".into(), "nodes".into(), Value::Null),
+            ("get".into(), "persistentvolumes".into(), Value::Null)
         ],
         "{denied:?}"
     );
+    assert_eq!(r["status"], "partial");
+    assert_eq!(r["diagnosis"], "stuck");
     assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stdout);
     assert_eq!(r["node_os"]["family"], "unknown");
     let text = live.run(&[
@@ -251,9 +262,23 @@ fn forbidden_reads_are_named_and_the_diagnosis_carries_on() {
         "-n",
         "ops-test",
     ]);
+    // The refusals come first, right under the verdict, which says the report is partial.
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert!(lines[0].starts_with("PARTIAL "), "{}", text.stdout);
+    assert!(lines[1].contains("Not allowed to read"), "{}", text.stdout);
     assert!(
+        lines[2].contains("get nodes (cluster scope)"),
+        "{}",
         text.stdout
-            .contains("Not allowed to read: get nodes (cluster scope); get persistentvolumes"),
+    );
+    assert!(
+        lines[3].contains("get persistentvolumes (cluster scope)"),
+        "{}",
+        text.stdout
+    );
+    // No step suggests a read that was just refused.
+    assert!(
+        !text.stdout.contains("$ kubectl get node "),
         "{}",
         text.stdout
     );
@@ -270,12 +295,33 @@ fn without_events_the_report_says_which_list_was_refused() {
     assert_eq!(out.code, 3, "{}", out.stderr);
     let denied = r["denied"].to_string();
     assert!(
-        denied.contains("list events in namespace ops-test"),
+        denied.contains(
+            r#"{"namespace":"ops-test","optional":false,"resource":"events","verb":"list"}"#
+        ),
         "{denied}"
     );
     assert!(
-        denied.contains("list events.events.k8s.io in namespace ops-test"),
+        denied.contains(r#""resource":"events.events.k8s.io","verb":"list""#),
         "{denied}"
+    );
+    // The next step must not be "read the pod's events": that read was just refused.
+    let f = top(&r);
+    let cmds: Vec<String> = ["confirm", "remediation"]
+        .iter()
+        .flat_map(|k| f[k].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["command"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| c.contains("kubectl describe pod") || c.contains("kubectl get events")),
+        "{cmds:#?}"
+    );
+    assert!(
+        f["withheld"]
+            .to_string()
+            .contains("list events in namespace ops-test"),
+        "{f:#}"
     );
     // Nothing says why, and the report says so rather than guessing.
     assert_eq!(top(&r)["cause"], "unknown", "{}", out.stdout);

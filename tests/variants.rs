@@ -46,16 +46,20 @@ fn multi_attach_in_the_wording_naming_the_other_pods() {
 }
 
 #[test]
-fn timeouts_say_which_side_is_stuck() {
-    expect(
-        "attach_timeout",
+fn kubelet_timeouts_are_symptoms_whatever_their_volume_lists_say() {
+    // Before 1.26 "unattached volumes" listed every volume of the pod, projected service-account
+    // volumes included (kubernetes#112720): it says nothing about attach failing. Both wordings
+    // say only *that* a volume is stuck: an inconclusive report, never a confident cause.
+    for msg in [
         "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-8xk2p]: timed out waiting for the condition",
-    );
-    // 1.26+ adds "failed to process volumes=[]"; nothing unattached means the mount side.
-    expect(
-        "mount_timeout",
         "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition",
-    );
+        "Unable to mount volumes for pod \"web-0_shop(3b1f0c1e-1111-2222-3333-444455556666)\": timeout expired waiting for volumes to attach or mount for pod \"shop\"/\"web-0\". list of unmounted volumes=[data]. list of unattached volumes=[data default-token-x2x9q]",
+    ] {
+        let r = explain("variant", msg, &Options::default());
+        assert_eq!(top(msg), "mount_timeout", "message: {msg}");
+        assert_eq!(r.diagnosis, volmnt::diagnose::Diagnosis::Inconclusive, "{msg}");
+        assert!(r.findings[0].confidence < 0.5, "{msg}");
+    }
 }
 
 #[test]

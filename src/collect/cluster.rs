@@ -25,7 +25,7 @@ use kube::{Api, Client, Config};
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::model::{Case, Event, ObjectRef, Origin};
+use crate::model::{Case, Denied, Event, ObjectRef, Origin};
 
 /// How to reach the cluster, as kubectl's flags say it.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +46,7 @@ pub struct Cluster {
     pub target: String,
     timeout: Duration,
     requests: Arc<AtomicUsize>,
-    denied: Arc<Mutex<Vec<String>>>,
+    denied: Arc<Mutex<Vec<Denied>>>,
 }
 
 /// What a read gave: the object, a confirmed absence, or a refusal (already recorded).
@@ -153,13 +153,13 @@ impl Cluster {
     }
 
     /// Reads refused so far, sorted (requests finish in any order; reports must not).
-    pub fn denied(&self) -> Vec<String> {
+    pub fn denied(&self) -> Vec<Denied> {
         let mut d = self.denied.lock().map(|d| d.clone()).unwrap_or_default();
         d.sort();
         d
     }
 
-    fn record_denied(&self, what: String) {
+    fn record_denied(&self, what: Denied) {
         if let Ok(mut d) = self.denied.lock() {
             if !d.contains(&what) {
                 d.push(what);
@@ -624,17 +624,17 @@ impl<'a> Access<'a> {
             namespace: None,
         }
     }
-    /// `list events in namespace ops-test`, `get persistentvolumes (cluster scope)`.
-    pub fn describe(&self, verb: &str) -> String {
+    /// The refused read as the RBAC rule that would allow it. Secret existence is optional:
+    /// its role (volmnt-secret-names) is separate because RBAC cannot grant metadata alone.
+    pub fn describe(&self, verb: &str) -> Denied {
         let res = if self.group.is_empty() {
             self.resource.to_string()
         } else {
             format!("{}.{}", self.resource, self.group)
         };
-        match self.namespace {
-            Some(ns) => format!("{verb} {res} in namespace {ns}"),
-            None => format!("{verb} {res} (cluster scope)"),
-        }
+        let mut d = Denied::new(verb, &res, self.namespace);
+        d.optional = self.resource == "secrets" && self.group.is_empty();
+        d
     }
 }
 

@@ -8,7 +8,27 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::model::{Case, Event, ObjectRef};
+use crate::model::{Case, Denied, Event, ObjectRef};
+
+fn denied_list<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<Denied>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Structured(Denied),
+        Said(String),
+    }
+    let items: Vec<Either> = Vec::deserialize(d)?;
+    items
+        .into_iter()
+        .map(|i| match i {
+            Either::Structured(d) => Ok(d),
+            Either::Said(s) => Denied::parse(&s)
+                .ok_or_else(|| serde::de::Error::custom(format!("not a refused read: {s:?}"))),
+        })
+        .collect()
+}
 
 /// The facts of a case that are not Kubernetes objects (`kind: VolmntCase`).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -23,9 +43,10 @@ pub struct CaseFacts {
     /// Objects the API said do not exist.
     #[serde(default)]
     pub missing: Vec<ObjectRef>,
-    /// Reads that were refused.
-    #[serde(default)]
-    pub denied: Vec<String>,
+    /// Reads that were refused (structured; the `verb resource in namespace x` strings of
+    /// cases saved before are read too).
+    #[serde(default, deserialize_with = "denied_list")]
+    pub denied: Vec<Denied>,
     /// ConfigMaps and Secrets that exist (names only).
     #[serde(default)]
     pub configmaps: Vec<String>,

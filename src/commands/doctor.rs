@@ -10,7 +10,7 @@ use crate::collect::cluster::Cluster;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
-use crate::diagnose::{self, Options, Report, Status};
+use crate::diagnose::{self, Diagnosis, Options, Report};
 use crate::error::{Error, ExitCode, Result};
 use crate::model::Case;
 use crate::render;
@@ -224,6 +224,7 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     }
     let opts = Options {
         node_os: args.node_os.clone(),
+        invocation: global.invocation.clone(),
     };
     let mut report = diagnose::diagnose(&case, &opts);
     // RBD holders: read from Ceph (local CLIs) and judged, when a finding is about them.
@@ -236,20 +237,9 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
         report = diagnose::diagnose(&case, &opts);
     }
     let out =
-        render::render(&report, global.output, global.color.enabled()).map_err(Error::Output)?;
+        render::render(&report, global.output, super::text_style(global)).map_err(Error::Output)?;
     super::emit(&out)?;
-    Ok(exit_for(&[&report], &case.denied))
-}
-
-/// 3 when a read was refused (the report is partial), else 1 when something is stuck, else 0.
-fn exit_for(reports: &[&Report], denied: &[String]) -> ExitCode {
-    if !denied.is_empty() {
-        ExitCode::Unreachable
-    } else if reports.iter().any(|r| r.status == Status::Problem) {
-        ExitCode::Problem
-    } else {
-        ExitCode::Ok
-    }
+    Ok(super::exit_for(&[&report]))
 }
 
 /// `doctor namespace` output: the summary first, then each pod's report.
@@ -261,7 +251,7 @@ struct NamespaceReport {
     /// One line per (node, cause): how many pods.
     summary: Vec<Group>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    denied: Vec<String>,
+    denied: Vec<crate::model::Denied>,
     reports: Vec<Report>,
 }
 
@@ -295,10 +285,16 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
     if global.verbose > 0 {
         eprintln!("volmnt: {requests} API requests");
     }
-    let opts = Options::default();
+    let opts = Options {
+        invocation: global.invocation.clone(),
+        ..Options::default()
+    };
     let reports: Vec<Report> = cases.iter().map(|c| diagnose::diagnose(c, &opts)).collect();
     let mut groups: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for r in reports.iter().filter(|r| r.status == Status::Problem) {
+    for r in reports
+        .iter()
+        .filter(|r| matches!(r.diagnosis, Diagnosis::Stuck | Diagnosis::Inconclusive))
+    {
         let node = r
             .subject
             .node
@@ -328,16 +324,20 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
     let out = match global.output {
         render::Format::Json => render::json::to_json(&doc),
         render::Format::Yaml => render::json::to_yaml(&doc),
-        render::Format::Text => Ok(namespace_text(&doc, global.color.enabled())),
+        render::Format::Text => Ok(namespace_text(&doc, super::text_style(global))),
         render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
     }
     .map_err(Error::Output)?;
     super::emit(&out)?;
     let refs: Vec<&Report> = doc.reports.iter().collect();
-    Ok(exit_for(&refs, &denied))
+    Ok(if denied.iter().any(|d| !d.optional) {
+        ExitCode::Unreachable
+    } else {
+        super::exit_for(&refs)
+    })
 }
 
-fn namespace_text(doc: &NamespaceReport, color: bool) -> String {
+fn namespace_text(doc: &NamespaceReport, style: render::text::Style) -> String {
     let mut out = String::new();
     if doc.stuck_pods == 0 {
         out.push_str(&format!(
@@ -361,12 +361,16 @@ fn namespace_text(doc: &NamespaceReport, color: bool) -> String {
     if !doc.denied.is_empty() {
         out.push_str(&format!(
             "  not allowed to read: {} (the report is partial)\n",
-            doc.denied.join("; ")
+            doc.denied
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
         ));
     }
     for r in &doc.reports {
         out.push('\n');
-        out.push_str(&render::text::report(r, color));
+        out.push_str(&render::text::report(r, style));
     }
     out
 }

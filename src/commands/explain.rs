@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use crate::cli::{ExplainArgs, Global};
-use crate::diagnose::{self, Options, Status};
+use crate::diagnose::{self, Options};
 use crate::error::{Error, ExitCode, Result};
 use crate::render;
 
@@ -13,6 +13,7 @@ const MAX_STDIN: u64 = 16 << 20;
 pub fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         node_os: args.node_os.clone(),
+        invocation: global.invocation.clone(),
     };
     if args.messages.iter().filter(|m| *m == "-").count() > 1 {
         return Err(Error::Usage("`-` (stdin) can be given only once".into()));
@@ -43,12 +44,9 @@ pub fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
         };
         reports.push(diagnose::explain(&label, &text, &opts));
     }
-    let color = global.color.enabled();
-    let out = render::render_many(&reports, global.output, color).map_err(Error::Output)?;
+    let out = render::render_many(&reports, global.output, super::text_style(global))
+        .map_err(Error::Output)?;
     super::emit(&out)?;
-    Ok(if reports.iter().any(|r| r.status == Status::Problem) {
-        ExitCode::Problem
-    } else {
-        ExitCode::Ok
-    })
+    let refs: Vec<&diagnose::Report> = reports.iter().collect();
+    Ok(super::exit_for(&refs))
 }

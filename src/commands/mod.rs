@@ -26,6 +26,31 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The exit code of a run from its reports (decided once, here): 3 when a read was refused (the
+/// report is partial), else 1 when a pod is stuck (a cause, or only symptoms), else 0.
+pub fn exit_for(reports: &[&crate::diagnose::Report]) -> ExitCode {
+    use crate::diagnose::Status;
+    if reports.iter().any(|r| r.status == Status::Partial) {
+        ExitCode::Unreachable
+    } else if reports
+        .iter()
+        .any(|r| matches!(r.status, Status::Stuck | Status::Inconclusive))
+    {
+        ExitCode::Problem
+    } else {
+        ExitCode::Ok
+    }
+}
+
+/// How to lay out text reports for this run.
+pub fn text_style(g: &Global) -> crate::render::text::Style {
+    crate::render::text::Style {
+        color: g.color.enabled(),
+        verbose: g.verbose > 0,
+        width: crate::render::text_width(),
+    }
+}
+
 /// Write a rendered document to stdout. A closed pipe (`| head`) is not an error worth a message.
 pub fn emit(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();

@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 use regex::{Regex, RegexSet, RegexSetBuilder};
 use serde::{Deserialize, Serialize};
 
+use super::report::StepKind;
+
 /// The knowledge file, embedded so the binary needs nothing beside it.
 pub const KNOWLEDGE_YAML: &str = include_str!("knowledge.yaml");
 
@@ -59,6 +61,35 @@ pub struct StepDef {
     /// Only when none of these names is known.
     #[serde(default)]
     pub unless: Vec<String>,
+    /// What the step does (default: `check` in `confirm`, `change` in `remediation`).
+    #[serde(default)]
+    pub kind: Option<StepKind>,
+    /// For a destructive step: what it can destroy, said plainly ({names} filled in).
+    #[serde(default)]
+    pub destroys: Option<String>,
+    /// What the step acts on, for the safety check: `pod`, `volume_attachment`, `rbd_lock`,
+    /// `ceph_client`, `device` (each built from the case's names, see `steps::targets`).
+    #[serde(default)]
+    pub acts_on: Vec<String>,
+    /// A step the engine expands itself: `restart_pod` (delete it when a controller recreates
+    /// it; otherwise say kubelet retries and how to recreate a bare pod safely).
+    #[serde(default)]
+    pub action: Option<String>,
+    /// Only for volumes of these filesystem families (alternatives must fit the volume type).
+    #[serde(default)]
+    pub families: Option<Vec<FsFamily>>,
+}
+
+/// How to find a name a command needs when the case does not give it (`lookups:`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupDef {
+    /// How the name reads in a sentence when it is not known (`the pod's node`).
+    #[serde(default)]
+    pub label: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -98,6 +129,13 @@ pub struct CauseDef {
     pub sources: Vec<String>,
     #[serde(default)]
     pub patterns: Vec<PatternDef>,
+    /// Causes this one is a consequence of: when one of them is also found, this finding is
+    /// folded under it (an attach timeout caused by Multi-Attach) instead of ranked as a rival.
+    #[serde(default)]
+    pub consequence_of: Vec<String>,
+    /// A symptom cause: it says *that* a volume is stuck, not why (a kubelet timeout).
+    #[serde(default)]
+    pub symptom: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -128,6 +166,7 @@ struct Knowledge {
     mount_options: BTreeMap<String, Vec<String>>,
     plugin_families: BTreeMap<String, FsFamily>,
     csi_driver_families: Vec<DriverFamilyDef>,
+    lookups: BTreeMap<String, LookupDef>,
     causes: Vec<CauseDef>,
 }
 
@@ -163,7 +202,75 @@ pub struct Catalogue {
     pub mount_options: BTreeMap<String, Vec<String>>,
     pub plugin_families: BTreeMap<String, FsFamily>,
     pub csi_driver_families: Vec<(Regex, FsFamily)>,
+    pub lookups: BTreeMap<String, LookupDef>,
 }
+
+/// Check one list of steps: destructive steps say what they destroy and stand after a check
+/// and a backup step (`checks_before`: the confirm list already holds a check).
+fn check_steps(
+    cause: &str,
+    list: &[StepDef],
+    checks_before: bool,
+    what: &str,
+) -> Result<(), String> {
+    let mut checked = checks_before;
+    let mut backed_up = false;
+    for s in list {
+        if !s.acts_on.iter().all(|t| TARGET_KINDS.contains(&t.as_str())) {
+            return Err(format!(
+                "{cause}: {what} step {:?}: unknown acts_on {:?}",
+                s.text, s.acts_on
+            ));
+        }
+        if let Some(a) = &s.action {
+            if a != "restart_pod" {
+                return Err(format!("{cause}: unknown action {a}"));
+            }
+        }
+        match s.kind {
+            Some(StepKind::Check) => checked = true,
+            None if what == "confirm" => checked = true,
+            Some(StepKind::Backup) => backed_up = true,
+            Some(StepKind::Destructive) => {
+                if s.destroys.as_deref().is_none_or(|d| d.trim().is_empty()) {
+                    return Err(format!(
+                        "{cause}: destructive step {:?} does not say what it destroys",
+                        s.text
+                    ));
+                }
+                if !checked || !backed_up {
+                    return Err(format!(
+                        "{cause}: destructive step {:?} must come after a read-only check and a backup step",
+                        s.text
+                    ));
+                }
+                if s.acts_on.is_empty() {
+                    return Err(format!(
+                        "{cause}: destructive step {:?} does not say what it acts on",
+                        s.text
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if s.destroys.is_some() && s.kind != Some(StepKind::Destructive) {
+            return Err(format!(
+                "{cause}: step {:?} says what it destroys but is not `kind: destructive`",
+                s.text
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The kinds of object a step may act on (`acts_on:`).
+pub const TARGET_KINDS: &[&str] = &[
+    "pod",
+    "volume_attachment",
+    "rbd_lock",
+    "ceph_client",
+    "device",
+];
 
 impl Catalogue {
     /// Parse and check a knowledge document. Used once for the embedded file; tests feed others.
@@ -209,6 +316,18 @@ impl Catalogue {
                     }
                 }
             }
+            check_steps(&c.id, &c.confirm, false, "confirm")?;
+            check_steps(&c.id, &c.remediation, !c.confirm.is_empty(), "remediation")?;
+        }
+        for c in &k.causes {
+            for other in &c.consequence_of {
+                if !seen.contains(other.as_str()) {
+                    return Err(format!(
+                        "{}: consequence_of names unknown cause {other}",
+                        c.id
+                    ));
+                }
+            }
         }
         if !seen.contains("unknown") {
             return Err("the catalogue must define `unknown`".into());
@@ -244,6 +363,7 @@ impl Catalogue {
                 .into_iter()
                 .map(|d| Ok((Regex::new(&d.regex).map_err(|e| e.to_string())?, d.fs)))
                 .collect::<Result<Vec<_>, String>>()?,
+            lookups: k.lookups,
         })
     }
 

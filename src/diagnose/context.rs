@@ -29,6 +29,8 @@ pub struct VolumeHint {
     pub rbd_image: Option<String>,
     /// Local or hostPath path.
     pub path: Option<String>,
+    /// The storage system's id of the volume: a CSI volumeHandle, an in-tree disk id or URI.
+    pub handle: Option<String>,
     /// One line saying where the hint came from (`PV nfs211: nfs 10.20.172.211:/nfs`).
     pub describe: String,
 }
@@ -265,6 +267,7 @@ enum Src<'a> {
         &'a str,
         Option<&'a String>,
         Option<&'a std::collections::BTreeMap<String, String>>,
+        Option<&'a str>,
     ),
     Local(&'a str, Option<&'a String>),
     HostPath(&'a str),
@@ -303,11 +306,13 @@ fn apply_source(h: &mut VolumeHint, src: Src, what: &str) {
         }
         Src::Disk(plugin, id, fs_type) => {
             h.fs = FsFamily::Block;
+            h.handle = Some(id.to_string());
             h.fstype = fs_type.cloned();
             h.describe = format!("{what}: {tree}{plugin} {id}");
         }
-        Src::Csi(driver, fs_type, attrs) => {
+        Src::Csi(driver, fs_type, attrs, handle) => {
             h.in_tree = false;
+            h.handle = handle.map(str::to_string);
             h.driver = Some(driver.to_string());
             h.fs = catalogue().driver_family(driver);
             h.fstype = fs_type.cloned();
@@ -372,7 +377,12 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
     } else if let Some(e) = &v.aws_elastic_block_store {
         Src::Disk("aws-ebs", &e.volume_id, e.fs_type.as_ref())
     } else if let Some(c) = &v.csi {
-        Src::Csi(&c.driver, c.fs_type.as_ref(), c.volume_attributes.as_ref())
+        Src::Csi(
+            &c.driver,
+            c.fs_type.as_ref(),
+            c.volume_attributes.as_ref(),
+            None,
+        )
     } else if let Some(p) = &v.host_path {
         Src::HostPath(&p.path)
     } else {
@@ -408,13 +418,18 @@ fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
     } else if let Some(g) = &spec.gce_persistent_disk {
         Src::Disk("gce-pd", &g.pd_name, g.fs_type.as_ref())
     } else if let Some(a) = &spec.azure_disk {
-        Src::Disk("azure-disk", &a.disk_name, a.fs_type.as_ref())
+        Src::Disk("azure-disk", &a.disk_uri, a.fs_type.as_ref())
     } else if let Some(l) = &spec.local {
         Src::Local(&l.path, l.fs_type.as_ref())
     } else if let Some(p) = &spec.host_path {
         Src::HostPath(&p.path)
     } else if let Some(c) = &spec.csi {
-        Src::Csi(&c.driver, c.fs_type.as_ref(), c.volume_attributes.as_ref())
+        Src::Csi(
+            &c.driver,
+            c.fs_type.as_ref(),
+            c.volume_attributes.as_ref(),
+            Some(&c.volume_handle),
+        )
     } else {
         h.describe = format!("PV {name}");
         return h;

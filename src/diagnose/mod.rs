@@ -8,6 +8,7 @@ pub mod context;
 pub mod node_check;
 pub mod report;
 pub mod rules;
+pub mod safety;
 pub mod steps;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,19 +17,39 @@ use crate::model::{Case, Event, Origin};
 use catalogue::catalogue;
 use classify::{classify, normalize};
 use context::{context_for, hints_from_case, Hints, MsgContext};
-pub use report::{Finding, NodeOs, Report, Status, Step, Subject};
+pub use report::{
+    Diagnosis, Evidence, Finding, NodeOs, Report, Status, Step, StepKind, Subject, Target,
+    Withheld, SCHEMA_VERSION,
+};
 
 /// Knobs that are not facts of the case.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The node's OS when no Node object says it (`--node-os`): a family id or an osImage.
     pub node_os: Option<String>,
+    /// How volmnt was invoked (`volmnt`, or `kubectl volmnt` as a plugin): the volmnt commands
+    /// a report suggests say it the same way.
+    pub invocation: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            node_os: None,
+            invocation: "volmnt".into(),
+        }
+    }
 }
 
 /// One message to classify, with a label saying where it came from.
 #[derive(Debug, Clone)]
 pub struct Msg {
+    /// `event FailedMount from kubelet, node1 (8m49s)`: the whole label, for unrecognised lines.
     pub label: String,
+    /// The parts of the label, for structured evidence.
+    pub source: String,
+    pub object: Option<String>,
+    pub time: Option<String>,
     pub text: String,
     pub origin: Origin,
     /// How many times it was seen (event count, duplicates merged).
@@ -41,13 +62,45 @@ pub struct Acc {
     pub cause: usize,
     pub confidence: f64,
     pub symptom: bool,
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Evidence>,
     /// Distinct kinds of input that point here (events, kubelet log, rbd, objects).
     pub origins: BTreeSet<&'static str>,
+    /// Findings folded under this one as its consequences (cause ids).
+    pub consequences: Vec<String>,
     /// Context of the strongest message, for filling in names.
     pub ctx: Option<MsgContext>,
     /// Names for the command templates (`image`, `lock_id`, ...), set by rules.
     pub vars: BTreeMap<&'static str, String>,
+}
+
+/// Most evidence lines one finding keeps (the rest only repeat them).
+pub const MAX_EVIDENCE: usize = 8;
+
+impl Acc {
+    /// Add a piece of evidence once (the same text twice says nothing more).
+    pub fn add(&mut self, e: Evidence) {
+        if self.evidence.len() < MAX_EVIDENCE && !self.evidence.iter().any(|x| x.text == e.text) {
+            self.evidence.push(e);
+        }
+    }
+
+    /// Add a fact read off the objects, the rbd CLI or the node (few, and each one counts:
+    /// not capped like the quotes).
+    pub fn fact(&mut self, text: impl Into<String>) {
+        self.fact_from("objects", text);
+    }
+
+    pub fn fact_from(&mut self, source: &str, text: impl Into<String>) {
+        let e = Evidence::fact(source, text);
+        if !self.evidence.iter().any(|x| x.text == e.text) {
+            self.evidence.push(e);
+        }
+    }
+
+    /// Whether a piece of evidence with this text is already there.
+    pub fn has_evidence(&self, text: &str) -> bool {
+        self.evidence.iter().any(|e| e.text == text)
+    }
 }
 
 /// All findings under construction, keyed by cause id.
@@ -93,22 +146,39 @@ impl Accs {
     }
 }
 
-/// Reasons of events that report a volume problem even when their type is not Warning.
-const FAILURE_REASONS: &[&str] = &[
+/// Reasons of events that are about volumes whatever their message says.
+const VOLUME_REASONS: &[&str] = &[
     "FailedMount",
     "FailedAttachVolume",
     "FailedMapVolume",
     "FailedUnMount",
+    "FailedUnmapDevice",
     "FailedDetachVolume",
     "ProvisioningFailed",
-    "FailedScheduling",
-    "Failed",
-    "FailedSync",
     "VolumeFailedDelete",
+    "FailedBinding",
+    "VolumeResizeFailed",
+    "FileSystemResizeFailed",
 ];
 
-fn is_failure_event(e: &Event) -> bool {
-    e.is_warning() || FAILURE_REASONS.contains(&e.reason.as_str())
+/// Reasons whose message may be about a volume (a scheduler waiting on a claim, a sync error
+/// quoting the mount timeout) or about anything else (an image, a sandbox).
+const GENERIC_REASONS: &[&str] = &["FailedScheduling", "FailedSync", "Failed"];
+
+/// Words that put a warning about something else (DNS, probes, images) apart from a volume one.
+static VOLUME_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)volume|mount|attach|persistentvolumeclaim|\bpvc\b|\bcsi\b|\brbd\b|\bnfs\b|configmap|secret|iscsi|multipath|/dev/|file ?system|storageclass")
+        .expect("static regex")
+});
+
+/// Whether an event reports a volume problem. A warning about DNS, a probe or an image pull is
+/// not one, and must not make a healthy pod look stuck.
+pub fn is_volume_failure_event(e: &Event) -> bool {
+    if VOLUME_REASONS.contains(&e.reason.as_str()) {
+        return true;
+    }
+    (e.is_warning() || GENERIC_REASONS.contains(&e.reason.as_str()))
+        && VOLUME_WORDS.is_match(&e.message)
 }
 
 /// An info-level log line is worth reading when it reports a failure (CSI sidecars log errors
@@ -117,18 +187,32 @@ fn log_line_matters(severity: Option<char>, message: &str) -> bool {
     matches!(severity, Some('E' | 'W' | 'F')) || looks_like_failure(message)
 }
 
-/// The messages of a case worth classifying, duplicates merged.
+/// The messages of a case worth classifying, duplicates merged. An event a cluster serves
+/// through both event APIs is one event: counted once, not twice.
 pub fn messages_of(case: &Case) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
     // Normalised text → index in `out`: merging stays linear on a big log.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut push = |mut m: Msg| {
+    // (normalised text, reason, object) of events already counted, by API.
+    let mut events_seen: std::collections::HashMap<(String, String, String), Origin> =
+        std::collections::HashMap::new();
+    let mut push = |mut m: Msg, event_key: Option<((String, String, String), Origin)>| {
         // Redact before anything can quote a piece of the text: a quote window may start in
         // the middle of a key, where the redaction patterns no longer see it.
         if let std::borrow::Cow::Owned(r) = crate::redact::redact(&m.text) {
             m.text = r;
         }
         let key = normalize(&m.text).into_owned();
+        if let Some((k, origin)) = event_key {
+            let k = (key.clone(), k.1, k.2);
+            match events_seen.get(&k) {
+                // The same event through the other API: already counted.
+                Some(o) if *o != origin => return,
+                _ => {
+                    events_seen.insert(k, origin);
+                }
+            }
+        }
         match seen.get(&key) {
             Some(&i) => out[i].count += m.count,
             None => {
@@ -137,33 +221,57 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
             }
         }
     };
-    for e in case.events.iter().filter(|e| is_failure_event(e)) {
-        let mut label = format!("{} {}", e.origin.label(), e.reason);
+    for e in case.events.iter().filter(|e| is_volume_failure_event(e)) {
+        let mut object = e.reason.clone();
         if let Some(s) = &e.source {
-            label.push_str(&format!(" from {s}"));
+            object.push_str(&format!(" from {s}"));
         }
+        let mut label = format!("{} {object}", e.origin.label());
         if let Some(a) = &e.age {
             label.push_str(&format!(" ({a})"));
         }
-        push(Msg {
-            label,
-            text: e.message.clone(),
-            origin: e.origin,
-            count: e.count.unwrap_or(1),
-        });
+        let api = matches!(e.origin, Origin::CoreV1 | Origin::EventsV1);
+        let obj = e
+            .object
+            .as_ref()
+            .map(|o| format!("{:?}/{:?}", o.namespace, o.name))
+            .unwrap_or_default();
+        push(
+            Msg {
+                label,
+                source: e.origin.label().to_string(),
+                object: Some(object),
+                time: e.age.clone(),
+                text: e.message.clone(),
+                origin: e.origin,
+                count: e.count.unwrap_or(1),
+            },
+            api.then(|| ((String::new(), e.reason.clone(), obj), e.origin)),
+        );
     }
     for l in &case.logs {
         if log_line_matters(l.severity, &l.message) {
-            let label = match &l.location {
-                Some(loc) => format!("kubelet log line {} ({loc})", l.line_no),
-                None => format!("log line {}", l.line_no),
+            let object = match &l.location {
+                Some(loc) => format!("line {} ({loc})", l.line_no),
+                None => format!("line {}", l.line_no),
             };
-            push(Msg {
-                label,
-                text: l.message.clone(),
-                origin: Origin::KubeletLog,
-                count: 1,
-            });
+            let source = if l.location.is_some() {
+                "kubelet log"
+            } else {
+                "log"
+            };
+            push(
+                Msg {
+                    label: format!("{source} {object}"),
+                    source: source.into(),
+                    object: Some(object),
+                    time: l.timestamp.clone(),
+                    text: l.message.clone(),
+                    origin: Origin::KubeletLog,
+                    count: 1,
+                },
+                None,
+            );
         }
     }
     // A VolumeAttachment's attach/detach error is the storage side's own account of the failure.
@@ -177,22 +285,35 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
             ]
         }) {
             if let Some(msg) = err.as_ref().and_then(|e| e.message.clone()) {
-                push(Msg {
-                    label: format!("VolumeAttachment {name} (node {node}) {what}"),
-                    text: msg,
-                    origin: Origin::Api,
-                    count: 1,
-                });
+                let object = format!("{name} (node {node}) {what}");
+                push(
+                    Msg {
+                        label: format!("VolumeAttachment {object}"),
+                        source: "VolumeAttachment".into(),
+                        object: Some(object),
+                        time: None,
+                        text: msg,
+                        origin: Origin::Api,
+                        count: 1,
+                    },
+                    None,
+                );
             }
         }
     }
     for m in &case.messages {
-        push(Msg {
-            label: m.label.clone(),
-            text: m.text.clone(),
-            origin: Origin::Raw,
-            count: 1,
-        });
+        push(
+            Msg {
+                label: m.label.clone(),
+                source: m.label.clone(),
+                object: None,
+                time: None,
+                text: m.text.clone(),
+                origin: Origin::Raw,
+                count: 1,
+            },
+            None,
+        );
     }
     out
 }
@@ -229,27 +350,72 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         ));
         unrecognised.truncate(MAX_UNRECOGNISED);
     }
+    let ignored: BTreeSet<&str> = case
+        .events
+        .iter()
+        .filter(|e| e.is_warning() && !is_volume_failure_event(e))
+        .map(|e| e.reason.as_str())
+        .collect();
+    if !ignored.is_empty() {
+        extra_notes.push(format!(
+            "warnings not about volumes were left out: {}",
+            ignored.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
     let node_os = steps::node_os(case, opts);
     rules::apply_all(case, &hints, &mut accs);
     fold_symptoms(&mut accs);
+    fold_consequences(&mut accs);
     let subject = subject_of(case);
-    let mut findings = finish(accs, case, &node_os);
-    let pod_stuck = subject.waiting_reason.as_deref() == Some("ContainerCreating")
-        || subject.phase.as_deref() == Some("Pending");
-    if findings.is_empty() && (!unrecognised.is_empty() || pod_stuck) {
-        findings.push(unknown_finding(case, &node_os, &unrecognised, pod_stuck));
-    }
-    let mut notes = case.notes.clone();
+    let live = safety::Live::of(case);
+    let pod_live = case.pod.as_ref().is_some_and(safety::is_live);
+    let denied_required: Vec<crate::model::Denied> = case
+        .denied
+        .iter()
+        .filter(|d| !d.optional)
+        .cloned()
+        .collect();
+    let mut notes = Vec::new();
+    let (findings, blocks, diagnosis) = if pod_live {
+        // Its volumes are mounted: nothing stuck here, whatever older events say.
+        let volume_events = msgs
+            .iter()
+            .filter(|m| m.origin != Origin::KubeletLog)
+            .count();
+        if volume_events > 0 {
+            notes.push(format!(
+                "{volume_events} volume warning(s) in the input are from before the pod's containers started; they no longer hold it back"
+            ));
+        }
+        unrecognised.clear();
+        (Vec::new(), blocked_by(case), Diagnosis::Ok)
+    } else {
+        let mut findings = finish(accs, case, &node_os, opts, &live);
+        let pod_stuck = subject.waiting_reason.as_deref() == Some("ContainerCreating")
+            || subject.phase.as_deref() == Some("Pending");
+        if findings.is_empty() && (!unrecognised.is_empty() || pod_stuck) {
+            findings.push(unknown_finding(
+                case,
+                &node_os,
+                &unrecognised,
+                pod_stuck,
+                opts,
+                &live,
+            ));
+        }
+        let diagnosis = match findings.first() {
+            None => Diagnosis::Ok,
+            Some(f) if is_inconclusive(f) => Diagnosis::Inconclusive,
+            Some(_) => Diagnosis::Stuck,
+        };
+        (findings, Vec::new(), diagnosis)
+    };
+    notes.extend(case.notes.iter().cloned());
     notes.extend(extra_notes);
-    if !case.denied.is_empty() {
-        notes.insert(
-            0,
-            format!(
-                "Not allowed to read: {}. The diagnosis uses what could be read; deploy/rbac.yaml \
-                 has the role volmnt needs.",
-                case.denied.join("; ")
-            ),
-        );
+    for d in case.denied.iter().filter(|d| d.optional) {
+        notes.push(format!(
+            "Secret existence not checked: reading Secrets' metadata is an optional permission (role volmnt-secret-names in deploy/rbac-optional.yaml), and `{d}` was not granted"
+        ));
     }
     if node_os.family == "unknown" && findings.iter().any(has_install_step) {
         notes.push(
@@ -258,24 +424,113 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
                 .into(),
         );
     }
-    let status = if findings.is_empty() {
-        Status::Ok
+    let status = if !denied_required.is_empty() {
+        Status::Partial
     } else {
-        Status::Problem
+        match diagnosis {
+            Diagnosis::Ok => Status::Ok,
+            Diagnosis::Stuck => Status::Stuck,
+            Diagnosis::Inconclusive => Status::Inconclusive,
+        }
     };
+    let mut verdict = verdict(&subject, &findings, diagnosis, &blocks);
+    if !denied_required.is_empty() {
+        verdict = format!(
+            "{verdict} (from what could be read: {} read(s) refused, listed below)",
+            denied_required.len()
+        );
+    }
     Report {
-        verdict: verdict(&subject, &findings),
+        schema_version: SCHEMA_VERSION,
+        verdict,
         status,
+        diagnosis,
         subject,
         node_os,
         findings,
+        blocks,
         unrecognised,
-        denied: case.denied.clone(),
+        denied: denied_required,
         notes,
         inputs: case.inputs.clone(),
     }
 }
 
+/// A finding that does not name a cause: only symptoms, nothing recognised, or everything
+/// ruled out.
+fn is_inconclusive(f: &Finding) -> bool {
+    let cat = catalogue();
+    f.cause == "unknown" || f.confidence < 0.3 || cat.cause(&f.cause).is_some_and(|c| c.symptom)
+}
+
+/// Pods that wait for a volume this (running) pod holds: a ReadWriteOnce claim it uses, that a
+/// pod on another node (or, for ReadWriteOncePod, any other pod) cannot get.
+fn blocked_by(case: &Case) -> Vec<String> {
+    let Some(pod) = &case.pod else {
+        return Vec::new();
+    };
+    let me = pod.metadata.name.clone().unwrap_or_default();
+    let here = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+    let mut out = Vec::new();
+    for pvc in &case.pvcs {
+        let claim = pvc.metadata.name.clone().unwrap_or_default();
+        let modes = pvc
+            .spec
+            .as_ref()
+            .and_then(|s| s.access_modes.clone())
+            .unwrap_or_default();
+        let rwop = modes.iter().any(|m| m == "ReadWriteOncePod");
+        let rwo = modes.iter().any(|m| m == "ReadWriteOnce");
+        if !rwo && !rwop {
+            continue;
+        }
+        let uses_claim = |p: &k8s_openapi::api::core::v1::Pod| {
+            p.spec
+                .iter()
+                .flat_map(|s| s.volumes.iter().flatten())
+                .any(|v| {
+                    v.persistent_volume_claim
+                        .as_ref()
+                        .is_some_and(|c| c.claim_name == claim)
+                })
+        };
+        if !pod
+            .spec
+            .iter()
+            .flat_map(|s| s.volumes.iter().flatten())
+            .any(|v| {
+                v.persistent_volume_claim
+                    .as_ref()
+                    .is_some_and(|c| c.claim_name == claim)
+            })
+        {
+            continue;
+        }
+        for other in case.other_pods.iter().filter(|p| uses_claim(p)) {
+            if safety::is_live(other) {
+                continue;
+            }
+            let phase = other.status.as_ref().and_then(|s| s.phase.as_deref());
+            if matches!(phase, Some("Succeeded" | "Failed")) {
+                continue;
+            }
+            let there = other.spec.as_ref().and_then(|s| s.node_name.clone());
+            let elsewhere = there.is_some() && there != here;
+            if !(rwop || elsewhere) {
+                continue;
+            }
+            let name = other.metadata.name.clone().unwrap_or_default();
+            let on = there
+                .map(|n| format!(" on {n}"))
+                .unwrap_or_else(|| " (not scheduled yet)".into());
+            out.push(format!(
+                "{me} holds {} claim {claim}, which blocks {name}{on}",
+                modes.join("/")
+            ));
+        }
+    }
+    out
+}
 static POD_IN_MESSAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(r#"for pod "([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(|for pod "([a-z0-9][a-z0-9.-]*)"/"([a-z0-9][a-z0-9-]*)""#)
         .expect("static regex")
@@ -322,6 +577,7 @@ fn pod_named_by(case: &Case, msgs: &[Msg]) -> Option<(String, Option<String>)> {
 }
 
 /// Classify one free-standing message (`volmnt explain`).
+/// Classify one free-standing message (`volmnt explain`).
 pub fn explain(label: &str, text: &str, opts: &Options) -> Report {
     let case = Case {
         messages: vec![crate::model::RawMessage {
@@ -333,6 +589,10 @@ pub fn explain(label: &str, text: &str, opts: &Options) -> Report {
     let mut r = diagnose(&case, opts);
     r.subject.kind = "message".into();
     r.verdict = match r.top() {
+        Some(f) if r.diagnosis == Diagnosis::Inconclusive && f.cause != "unknown" => format!(
+            "{label}: says that a volume is stuck, not why ({}, confidence {:.2}): see what to read next",
+            f.cause, f.confidence
+        ),
         Some(f) if f.cause != "unknown" => format!(
             "{}: {} ({}, confidence {:.2})",
             label, f.title, f.cause, f.confidence
@@ -364,6 +624,7 @@ pub fn looks_like_failure(text: &str) -> bool {
 /// A failure message no pattern matched, kept until every message has been seen.
 struct Unmatched {
     label: String,
+    msg: Evidence,
     text: String,
     ctx: MsgContext,
 }
@@ -380,10 +641,27 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
     } else {
         m.label.clone()
     };
+    let time = match (&m.time, m.count) {
+        (Some(t), _) => Some(t.clone()),
+        (None, n) if n > 1 => Some(format!("x{n}")),
+        _ => None,
+    };
+    let quote = |q: String| Evidence {
+        source: m.source.clone(),
+        object: m.object.clone(),
+        time: time.clone(),
+        text: q,
+        quoted: true,
+    };
     if cands.is_empty() {
         // "Successfully assigned ..." is not a failure; only unmatched failures are reported.
         if looks_like_failure(&text) {
-            unmatched.push(Unmatched { label, text, ctx });
+            unmatched.push(Unmatched {
+                label,
+                msg: quote(head_of(&text)),
+                text,
+                ctx,
+            });
         }
         return;
     }
@@ -414,14 +692,14 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
         a.origins.insert(origin_kind);
         let in_head = c.at.1 <= head.len();
         let in_output = output_at.is_some_and(|o| c.at.0 >= o);
-        let quote = if in_head || in_output {
+        let q = if in_head || in_output {
             head.clone()
         } else {
             c.quote.clone()
         };
-        let line = format!("{label}: \"{quote}\"");
-        if !a.evidence.contains(&line) && a.evidence.len() < 8 {
-            a.evidence.push(line);
+        let e = quote(q);
+        if !a.evidence.contains(&e) {
+            a.add(e);
         }
         if a.ctx.is_none() || c.confidence > a.confidence {
             a.ctx = Some(ctx.clone());
@@ -458,14 +736,9 @@ fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
         });
         match target {
             Some(a) => {
-                let line = format!(
-                    "{}: \"{}\" (same volume; no detail in this one)",
-                    u.label,
-                    head_of(&u.text)
-                );
-                if a.evidence.len() < 8 {
-                    a.evidence.push(line);
-                }
+                let mut e = u.msg;
+                e.text = format!("{}\" (same volume; no detail in this one", e.text);
+                a.add(e);
             }
             None => rest.push(format!("{}: {}", u.label, clip(&u.text, 400))),
         }
@@ -474,7 +747,7 @@ fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
 }
 
 /// Messages that only say "timed out waiting for volumes" support the real cause when one is
-/// known; alone they stay as a finding of their own.
+/// known; alone they stay as a finding of their own (an inconclusive one).
 fn fold_symptoms(accs: &mut Accs) {
     if !accs.list.iter().any(|a| !a.symptom) {
         return;
@@ -484,12 +757,14 @@ fn fold_symptoms(accs: &mut Accs) {
     if let Some(top) = causes.first_mut() {
         // Two are enough to show the pod is waiting on this; more only repeat it.
         const SHOWN: usize = 2;
-        let all: Vec<String> = symptoms.into_iter().flat_map(|s| s.evidence).collect();
+        let all: Vec<Evidence> = symptoms.into_iter().flat_map(|s| s.evidence).collect();
         for e in all.iter().take(SHOWN) {
-            top.evidence.push(format!("symptom, {e}"));
+            let mut e = e.clone();
+            e.source = format!("symptom, {}", e.source);
+            top.add(e);
         }
         if all.len() > SHOWN {
-            top.evidence.push(format!(
+            top.fact(format!(
                 "symptom: {} more message(s) say kubelet timed out waiting for the volumes",
                 all.len() - SHOWN
             ));
@@ -498,8 +773,43 @@ fn fold_symptoms(accs: &mut Accs) {
     accs.list = causes;
 }
 
-/// Merge, rank, and turn each accumulator into a finding.
-fn finish(accs: Accs, case: &Case, os: &NodeOs) -> Vec<Finding> {
+/// A finding that is a consequence of another one found too (an attach timeout while the
+/// volume is still attached elsewhere) is folded under it, not ranked as its rival.
+fn fold_consequences(accs: &mut Accs) {
+    let cat = catalogue();
+    loop {
+        let pair = accs.list.iter().enumerate().find_map(|(i, a)| {
+            let def = &cat.causes[a.cause];
+            def.consequence_of.iter().find_map(|root| {
+                let ri = cat.cause_index(root)?;
+                let j = accs.list.iter().position(|b| b.cause == ri)?;
+                (j != i).then_some((i, j))
+            })
+        });
+        let Some((i, j)) = pair else { break };
+        let folded = accs.list.remove(i);
+        let j = if i < j { j - 1 } else { j };
+        let root = &mut accs.list[j];
+        let id = cat.causes[folded.cause].id.clone();
+        if !root.consequences.contains(&id) {
+            root.consequences.push(id.clone());
+        }
+        for mut e in folded.evidence.into_iter().take(2) {
+            e.source = format!("consequence ({id}), {}", e.source);
+            root.add(e);
+        }
+        root.origins.extend(folded.origins);
+    }
+}
+
+/// Merge, rank, and turn each accumulator into a finding; every step passes the safety check.
+fn finish(
+    accs: Accs,
+    case: &Case,
+    os: &NodeOs,
+    opts: &Options,
+    live: &safety::Live,
+) -> Vec<Finding> {
     let cat = catalogue();
     let mut list = accs.list;
     for a in &mut list {
@@ -516,45 +826,112 @@ fn finish(accs: Accs, case: &Case, os: &NodeOs) -> Vec<Finding> {
         .map(|a| {
             let def = &cat.causes[a.cause];
             let vars = steps::vars_for(case, &a);
-            let mut evidence = Vec::new();
+            let fs = a.ctx.as_ref().map(|c| c.fs).unwrap_or_default();
+            let (mut evidence, mut reasoning) = (Vec::new(), Vec::new());
             if let Some(ctx) = &a.ctx {
-                evidence.extend(steps::context_evidence(ctx));
+                let (e, r) = steps::context_evidence(ctx);
+                evidence.extend(e);
+                reasoning.extend(r);
             }
-            evidence.extend(a.evidence.iter().map(|e| clip(e, 600)));
+            evidence.extend(a.evidence.iter().map(|e| {
+                let mut e = e.clone();
+                e.text = clip(&e.text, 600);
+                e
+            }));
+            let (confirm, remediation, withheld) =
+                vetted_steps(def, &vars, os, fs, opts, case, live);
             Finding {
                 cause: def.id.clone(),
                 title: def.title.clone(),
                 confidence: (a.confidence * 100.0).round() / 100.0,
                 summary: steps::fill(&normalize(&def.explain), &vars),
-                evidence,
-                confirm: steps::render_steps(&def.confirm, &vars, os),
-                remediation: steps::render_steps(&def.remediation, &vars, os),
+                evidence: evidence.iter().map(Evidence::line).collect(),
+                evidence_detail: evidence,
+                reasoning,
+                confirm,
+                remediation,
+                withheld,
+                consequences: a.consequences.clone(),
                 volume: vars.get("volume").cloned(),
             }
         })
         .collect()
 }
 
-fn unknown_finding(case: &Case, os: &NodeOs, unrecognised: &[String], stuck: bool) -> Finding {
+/// A cause's steps for this case, through the safety check.
+fn vetted_steps(
+    def: &catalogue::CauseDef,
+    vars: &steps::Vars,
+    os: &NodeOs,
+    fs: catalogue::FsFamily,
+    opts: &Options,
+    case: &Case,
+    live: &safety::Live,
+) -> (Vec<Step>, Vec<Step>, Vec<Withheld>) {
+    let cx = |confirm| steps::StepCtx {
+        fs,
+        invocation: &opts.invocation,
+        confirm,
+    };
+    let denied: Vec<crate::model::Denied> = case.denied.clone();
+    let (confirm, mut withheld) = safety::vet(
+        steps::render_steps(&def.confirm, vars, os, &cx(true)),
+        live,
+        case,
+        &denied,
+        false,
+    );
+    let checked = confirm
+        .iter()
+        .any(|s| s.kind == StepKind::Check && s.command.is_some());
+    let (remediation, w2) = safety::vet(
+        steps::render_steps(&def.remediation, vars, os, &cx(false)),
+        live,
+        case,
+        &denied,
+        checked,
+    );
+    withheld.extend(w2);
+    (confirm, remediation, withheld)
+}
+
+fn unknown_finding(
+    case: &Case,
+    os: &NodeOs,
+    unrecognised: &[String],
+    stuck: bool,
+    opts: &Options,
+    live: &safety::Live,
+) -> Finding {
     let cat = catalogue();
     let def = cat.cause("unknown").expect("catalogue has unknown");
     let acc = Acc::default();
     let vars = steps::vars_for(case, &acc);
-    let mut evidence: Vec<String> = unrecognised.iter().take(8).cloned().collect();
+    let mut evidence: Vec<Evidence> = unrecognised
+        .iter()
+        .take(MAX_EVIDENCE)
+        .map(|u| Evidence::fact("message", u.clone()))
+        .collect();
     if evidence.is_empty() && stuck {
-        evidence.push(
-            "the pod is waiting (ContainerCreating/Pending) but the input has no failure message"
-                .into(),
-        );
+        evidence.push(Evidence::fact(
+            "objects",
+            "the pod is waiting (ContainerCreating/Pending) but the input has no failure message",
+        ));
     }
+    let (confirm, remediation, withheld) =
+        vetted_steps(def, &vars, os, Default::default(), opts, case, live);
     Finding {
         cause: def.id.clone(),
         title: def.title.clone(),
         confidence: 0.1,
         summary: steps::fill(&normalize(&def.explain), &vars),
-        evidence,
-        confirm: steps::render_steps(&def.confirm, &vars, os),
-        remediation: Vec::new(),
+        evidence: evidence.iter().map(Evidence::line).collect(),
+        evidence_detail: evidence,
+        reasoning: Vec::new(),
+        confirm,
+        remediation,
+        withheld,
+        consequences: Vec::new(),
         volume: None,
     }
 }
@@ -582,11 +959,18 @@ fn subject_of(case: &Case) -> Subject {
             .and_then(|p| p.status.as_ref())
             .and_then(|s| s.phase.clone()),
         waiting_reason: waiting,
+        stuck_for: None,
+        controller: pod.and_then(steps::controller_of),
         volumes,
     }
 }
 
-fn verdict(subject: &Subject, findings: &[Finding]) -> String {
+fn verdict(
+    subject: &Subject,
+    findings: &[Finding],
+    diagnosis: Diagnosis,
+    blocks: &[String],
+) -> String {
     let who = match (&subject.name, &subject.namespace) {
         (Some(n), Some(ns)) => format!("Pod {ns}/{n}"),
         (Some(n), None) => format!("Pod {n}"),
@@ -599,10 +983,24 @@ fn verdict(subject: &Subject, findings: &[Finding]) -> String {
         .as_ref()
         .map(|n| format!(" on {n}"))
         .unwrap_or_default();
+    if diagnosis == Diagnosis::Ok
+        && subject.name.is_some()
+        && (subject.phase.as_deref() == Some("Running") || !blocks.is_empty())
+    {
+        let mut v = format!("{who}{on} is running: its volumes are mounted");
+        if !blocks.is_empty() {
+            v.push_str(&format!("; {}", blocks.join("; ")));
+        }
+        return v;
+    }
     match findings.first() {
         None => format!("{who}{on}: no volume problem found in the input"),
         Some(f) if f.cause == "unknown" => format!(
             "{who}{on} is stuck on a volume, but the cause is not recognised: see the steps to gather more"
+        ),
+        Some(f) if diagnosis == Diagnosis::Inconclusive && f.confidence >= 0.3 => format!(
+            "{who}{on} is stuck on a volume, but the input only shows that kubelet timed out waiting for it ({}), not why: read what the steps name next",
+            f.cause
         ),
         // Everything was weakened (e.g. the node probe ruled the message's cause out).
         Some(f) if f.confidence < 0.3 => format!(

@@ -1,30 +1,186 @@
-//! The report: what every renderer prints and what `-o json|yaml` promises (see DESIGN.md's
-//! contract). Built by `diagnose`, never by renderers.
+//! The report: what every renderer prints and what `-o json|yaml` promises. The contract is
+//! written down in `schema/report.schema.json` (tests validate every output against it); it is
+//! versioned by [`SCHEMA_VERSION`]. Built by `diagnose`, never by renderers. Every field is
+//! always present (empty lists, `null`), so a consumer never has to guess whether a key is
+//! missing or empty.
 
 use serde::Serialize;
 
-/// Overall outcome, which also decides the exit code.
+use crate::model::Denied;
+
+/// Version of the JSON/YAML document. Raised when a field changes meaning or disappears; new
+/// fields do not raise it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The headline: what the first line says and what decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// A cause (or at least a failure) was found.
-    Problem,
-    /// Nothing in the input points at a volume problem.
+    /// Nothing in the input points at a volume problem (a running pod is OK, whatever
+    /// unrelated warnings it has). Exit 0.
     Ok,
+    /// A cause was found. Exit 1.
+    Stuck,
+    /// The pod is stuck on a volume, but the input only shows symptoms (a kubelet timeout) or
+    /// messages no rule knows: the report says what to read next. Exit 1.
+    Inconclusive,
+    /// Some reads were refused: what follows is built from what could be read. Exit 3.
+    Partial,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Ok => "OK",
+            Status::Stuck => "STUCK",
+            Status::Inconclusive => "INCONCLUSIVE",
+            Status::Partial => "PARTIAL",
+        }
+    }
+}
+
+/// What the evidence says about the pod, whether or not some reads were refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Diagnosis {
+    Ok,
+    Stuck,
+    Inconclusive,
+}
+
+/// What a step does, which decides where it may stand and how it is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// Reads only (`kubectl get`, `blkid -p`, `fsck -n`).
+    Check,
+    /// Saves what a later step could lose (a snapshot, the pod's spec).
+    Backup,
+    /// Changes something that can be undone or that loses nothing (install a package, delete a
+    /// pod a controller recreates).
+    #[default]
+    Change,
+    /// Can destroy data or cut a live client off (repairing fsck, lock removal, blocklisting,
+    /// deleting a VolumeAttachment). Marked, and only after a check and a backup.
+    Destructive,
+}
+
+/// What a step acts on: the safety check (`diagnose::safety`) refuses any step whose target a
+/// live workload uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    Pod {
+        namespace: String,
+        name: String,
+    },
+    VolumeAttachment {
+        name: String,
+    },
+    /// An advisory lock on an RBD image (`rbd lock remove`).
+    RbdLock {
+        image: String,
+        lock_id: String,
+        locker: String,
+    },
+    /// A Ceph client address (`ceph osd blocklist add`).
+    CephClient {
+        address: String,
+    },
+    /// A block device or a mount on a node (`fsck -y`, `umount`).
+    Device {
+        node: Option<String>,
+        path: String,
+        /// The PV whose device or mount it is, when known.
+        volume: Option<String>,
+    },
 }
 
 /// One step the operator can take.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
     pub text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A command that can be pasted as is; `null` when the step is something to do by hand or
+    /// a name it needs is not known (then the text says how to find it).
     pub command: Option<String>,
+    pub kind: StepKind,
+    /// `kind == destructive`, for consumers that only look at a flag.
+    pub destructive: bool,
+    /// What it can destroy, said plainly (shown in red beside a destructive step).
+    pub destroys: Option<String>,
     /// Do not run before confirming the premise (it can lose data or cut a live client off).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub needs_confirmation: bool,
     /// Set on alternatives that apply to one OS family only (when the node's OS is unknown).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub os_family: Option<String>,
+    /// What the step acts on.
+    pub targets: Vec<Target>,
+}
+
+impl Step {
+    /// A plain step: text, maybe a command, nothing it acts on.
+    pub fn new(text: impl Into<String>, command: Option<String>, kind: StepKind) -> Step {
+        Step {
+            text: text.into(),
+            command,
+            destructive: kind == StepKind::Destructive,
+            kind,
+            destroys: None,
+            needs_confirmation: false,
+            os_family: None,
+            targets: Vec::new(),
+        }
+    }
+}
+
+/// A step volmnt would have offered but did not, and why (a live workload uses its target, the
+/// read it needs was just refused, its backup step could not be given). Its command is not
+/// carried: nothing should run it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Withheld {
+    pub text: String,
+    pub reason: String,
+}
+
+/// One piece of evidence: a quote from the input or a fact read from an object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Evidence {
+    /// Where it was read: `event`, `kubelet log`, `objects`, `rbd`, `node probe`, `message`.
+    pub source: String,
+    /// The object or line it is about (`FailedMount from kubelet, node1`, `line 3 (rbd.go:228)`).
+    pub object: Option<String>,
+    /// When, as kubectl prints it (`8m45s (x5 over 18m)`), or as the input printed it.
+    pub time: Option<String>,
+    /// The quote (verbatim, clipped) or the fact.
+    pub text: String,
+    /// True when `text` is quoted from the input; false for a fact volmnt states.
+    pub quoted: bool,
+}
+
+impl Evidence {
+    /// A fact volmnt read off an object or worked out.
+    pub fn fact(source: &str, text: impl Into<String>) -> Evidence {
+        Evidence {
+            source: source.to_string(),
+            text: text.into(),
+            ..Evidence::default()
+        }
+    }
+
+    /// The one-line form in `evidence` and in the text report.
+    pub fn line(&self) -> String {
+        if !self.quoted {
+            return self.text.clone();
+        }
+        let mut head = self.source.clone();
+        if let Some(o) = &self.object {
+            head.push(' ');
+            head.push_str(o);
+        }
+        if let Some(t) = &self.time {
+            head.push_str(&format!(" ({t})"));
+        }
+        format!("{head}: \"{}\"", self.text)
+    }
 }
 
 /// One likely cause, with why we think so and what to do.
@@ -37,12 +193,20 @@ pub struct Finding {
     pub confidence: f64,
     /// The explanation, filled in with this case's names.
     pub summary: String,
-    /// Quotes from the inputs and facts from the objects that support this cause.
+    /// Quotes from the inputs and facts from the objects that support this cause, one line each.
     pub evidence: Vec<String>,
+    /// The same evidence, structured.
+    pub evidence_detail: Vec<Evidence>,
+    /// How volmnt got there (which filesystem family, from where): shown in text under `-v`.
+    pub reasoning: Vec<String>,
     /// How to confirm it before acting.
     pub confirm: Vec<Step>,
     pub remediation: Vec<Step>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Steps left out, with the reason.
+    pub withheld: Vec<Withheld>,
+    /// Findings that are consequences of this one (an attach timeout caused by Multi-Attach),
+    /// folded here instead of ranked as rivals.
+    pub consequences: Vec<String>,
     pub volume: Option<String>,
 }
 
@@ -51,58 +215,52 @@ pub struct Finding {
 pub struct Subject {
     /// `pod` or `message`.
     pub kind: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
     /// `ContainerCreating` and the like.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_reason: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// How long the pod has waited, as kubectl prints ages (`18m`), when known.
+    pub stuck_for: Option<String>,
+    /// The pod's controller (`ReplicaSet/web-7d9f`), `null` for a bare pod or when not known.
+    pub controller: Option<String>,
     pub volumes: Vec<String>,
 }
 
 /// The node's OS as far as it is known, which decides install commands.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct NodeOs {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub os_image: Option<String>,
     /// `rhel`, `debian`, `suse`, `alpine`, `immutable`, or `unknown`.
     pub family: String,
     /// Where the OS came from (`Node node1 status.nodeInfo.osImage`, `--node-os`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kubelet_version: Option<String>,
 }
 
 /// A ranked diagnosis of one pod or one message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    pub schema_version: u32,
     /// One line: what is wrong, most likely first.
     pub verdict: String,
     pub status: Status,
+    pub diagnosis: Diagnosis,
     pub subject: Subject,
     pub node_os: NodeOs,
     /// Best first.
     pub findings: Vec<Finding>,
+    /// Pods this (running) pod keeps waiting: it holds a volume they need.
+    pub blocks: Vec<String>,
     /// Failure messages no rule recognised (quoted, so nothing is hidden).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<String>,
-    /// Reads the API refused ("list events in namespace x"): the report is partial.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub denied: Vec<String>,
+    /// Reads the API refused: the report is partial (optional reads are notes instead).
+    pub denied: Vec<Denied>,
     /// What could not be read or was skipped.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// What each input was recognised as.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<String>,
 }
 

@@ -9,7 +9,7 @@ use regex::Regex;
 
 use super::catalogue::{catalogue, FsFamily, StepDef};
 use super::context::MsgContext;
-use super::report::{NodeOs, Step};
+use super::report::{Evidence, NodeOs, Step, StepKind, Target};
 use super::{Acc, Options};
 use crate::model::Case;
 
@@ -46,14 +46,46 @@ static TOOL_MISSING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-/// Fill `{name}` placeholders; unknown names stay visible as `<name>`.
+/// `dial tcp 10.0.0.9:3260: i/o timeout`, `connect to 10.0.0.9:6789 failed`: what to test.
+static ENDPOINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:dial tcp|connect to|connecting to|portal:?)\s+\[?([0-9A-Za-z][0-9A-Za-z.:-]*?[0-9A-Za-z])\]?:(\d{2,5})\b")
+        .expect("static regex")
+});
+static ISCSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)iscsi|\biqn\.|\blun\b").expect("static regex"));
+
+/// Fill `{name}` placeholders of prose; an unknown name reads as what it is (from `lookups:`),
+/// never as a bracketed placeholder.
 pub fn fill(template: &str, vars: &Vars) -> String {
+    let cat = catalogue();
     PLACEHOLDER
         .replace_all(template, |c: &regex::Captures| match vars.get(&c[1]) {
             Some(v) => v.clone(),
-            None => format!("<{}>", &c[1]),
+            None => cat
+                .lookups
+                .get(&c[1])
+                .and_then(|l| l.label.clone())
+                .unwrap_or_else(|| c[1].replace('_', " ")),
         })
         .into_owned()
+}
+
+/// Fill a command: every name must be known, or there is no command (the names missing are
+/// returned, so the step can say how to find them).
+pub fn fill_command(template: &str, vars: &Vars) -> Result<String, Vec<String>> {
+    let missing: Vec<String> = PLACEHOLDER
+        .captures_iter(template)
+        .map(|c| c[1].to_string())
+        .filter(|n| !vars.contains_key(n.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        let mut m = missing;
+        m.dedup();
+        return Err(m);
+    }
+    Ok(PLACEHOLDER
+        .replace_all(template, |c: &regex::Captures| vars[&c[1]].clone())
+        .into_owned())
 }
 
 /// The names a finding's commands need, from the case and the finding's strongest message.
@@ -62,12 +94,24 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     if let Some(p) = case.pod_display_name() {
         v.insert("pod", p.to_string());
     }
-    v.insert(
-        "namespace",
-        case.pod_namespace().unwrap_or("default").to_string(),
-    );
+    // Only a namespace the input names: never the kubeconfig's, never "default" by guess.
+    if let Some(ns) = case.pod_namespace() {
+        v.insert("namespace", ns.to_string());
+    }
     if let Some(n) = case.node_name() {
         v.insert("node", n.to_string());
+    }
+    if let Some(pod) = &case.pod {
+        match controller_of(pod) {
+            Some(c) => {
+                v.insert("controller", c);
+            }
+            // A pod object read from the API or `get -o yaml` lists its owners; one rebuilt from
+            // `describe` says `Controlled By` when it has one.
+            None => {
+                v.insert("bare_pod", "true".into());
+            }
+        }
     }
     if let Some(ctx) = &acc.ctx {
         let e = &ctx.error;
@@ -89,6 +133,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
                 ("export", &h.export),
                 ("image", &h.rbd_image),
                 ("path", &h.path),
+                ("handle", &h.handle),
             ] {
                 if let Some(val) = val {
                     v.insert(k, val.clone());
@@ -143,7 +188,12 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         }
     }
     // Names read out of the quoted messages themselves.
-    let text: String = acc.evidence.join("\n");
+    let text: String = acc
+        .evidence
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     if let Some(c) = PATH_QUOTED.captures(&text) {
         if let Some(p) = c.get(1).or(c.get(2)) {
             v.insert("path", p.as_str().to_string());
@@ -159,6 +209,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             _ => (String::new(), ""),
         };
         if !kind.is_empty() {
+            let kind = kind.trim_end_matches('s').to_string();
             v.insert("object", format!("{kind} {name}"));
             v.insert("object_kind", kind);
             v.insert("object_name", name.to_string());
@@ -166,7 +217,14 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     }
     if !v.contains_key("image") {
         if let Some(c) = RBD_IMAGE.captures(&text) {
-            v.insert("image", c[1].trim_end_matches(['"', '\\']).to_string());
+            let img = c[1].trim_end_matches(['"', '\\']).to_string();
+            // `rbd: image foo is locked` names the image without its pool: not enough for a
+            // command (`rbd` would look in the default pool).
+            if img.contains('/') {
+                v.insert("image", img);
+            } else {
+                v.insert("image_name", img);
+            }
         }
     }
     if !v.contains_key("pvc") {
@@ -176,11 +234,187 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
+    if let Some(c) = ENDPOINT.captures(&text) {
+        v.insert("endpoint_host", c[1].to_string());
+        v.insert("endpoint_port", c[2].to_string());
+    }
+    if ISCSI.is_match(&text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
+        v.insert("iscsi", "true".into());
+    }
+    if let Some(uid) = case
+        .pod
+        .as_ref()
+        .and_then(|p| p.metadata.uid.clone())
+        .or_else(|| acc.ctx.as_ref().and_then(|c| c.error.pod_uid.clone()))
+    {
+        v.insert("pod_uid", uid);
+    }
     // Rules know better (e.g. the image and lock from `rbd lock ls`).
     for (k, val) in &acc.vars {
         v.insert(k, val.clone());
     }
+    derive_device_and_backup(&mut v);
     v
+}
+
+/// The pod's controller (`ReplicaSet/web-7d9f`): who recreates it when it is deleted.
+pub fn controller_of(pod: &k8s_openapi::api::core::v1::Pod) -> Option<String> {
+    pod.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+        .map(|o| format!("{}/{}", o.kind, o.name))
+}
+
+/// A stable name for the volume's device, and the command that backs the volume up before a
+/// destructive step, from what is known of the volume. `/dev/rbd0` or `/dev/sdb` change across
+/// maps and reboots; the names below do not.
+fn derive_device_and_backup(v: &mut Vars) {
+    // The read-only check and the repair for the filesystem: e2fsck -n / xfs_repair -n never
+    // write; btrfs has no repair safe enough to suggest.
+    let (check, repair) = match v.get("fstype").map(String::as_str) {
+        Some("xfs") => ("xfs_repair -n", Some("xfs_repair")),
+        Some("ext2" | "ext3" | "ext4") => ("e2fsck -fn", Some("e2fsck -fy")),
+        Some("btrfs") => ("btrfs check --readonly", None),
+        _ => ("fsck -n", Some("fsck -y")),
+    };
+    v.insert("fsck_check", check.to_string());
+    if let Some(r) = repair {
+        v.insert("fsck_repair", r.to_string());
+    }
+    let driver = v.get("driver").cloned().unwrap_or_default();
+    let handle = v.get("handle").cloned();
+    let label = v
+        .get("pv")
+        .or_else(|| v.get("pvc"))
+        .cloned()
+        .unwrap_or_else(|| "volume".into());
+    // ceph-common's udev rule (50-rbd.rules) links every mapped image as /dev/rbd/POOL/IMAGE.
+    if let Some(image) = v.get("image").cloned() {
+        v.insert("device_stable", format!("/dev/rbd/{image}"));
+        v.insert(
+            "backup_command",
+            format!("sudo rbd snap create {image}@volmnt-before-repair"),
+        );
+        v.insert("backup_what", format!("a snapshot of RBD image {image}"));
+        return;
+    }
+    // Cloud disks, told apart by the shape of their id (CSI volumeHandle or in-tree id).
+    if let Some(h) = handle {
+        let ebs = h.rsplit('/').next().unwrap_or(&h).to_string();
+        if ebs.starts_with("vol-") && ebs[4..].chars().all(|c| c.is_ascii_hexdigit()) {
+            // The NVMe serial of an EBS volume is its id without the dash (Nitro instances).
+            v.insert(
+                "device_stable",
+                format!(
+                    "/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_{}",
+                    ebs.replace('-', "")
+                ),
+            );
+            v.insert(
+                "backup_command",
+                format!("aws ec2 create-snapshot --volume-id {ebs} --description volmnt-before-repair-{label}"),
+            );
+            v.insert("backup_what", format!("an EBS snapshot of {ebs}"));
+            return;
+        }
+        // pd.csi.storage.gke.io: projects/P/zones/Z/disks/D
+        let parts: Vec<&str> = h.split('/').collect();
+        if let (Some(zi), Some(di)) = (
+            parts.iter().position(|p| *p == "zones"),
+            parts.iter().position(|p| *p == "disks"),
+        ) {
+            if let (Some(zone), Some(disk)) = (parts.get(zi + 1), parts.get(di + 1)) {
+                v.insert("device_stable", format!("/dev/disk/by-id/google-{disk}"));
+                v.insert(
+                    "backup_command",
+                    format!("gcloud compute snapshots create {disk}-before-repair --source-disk {disk} --source-disk-zone {zone}"),
+                );
+                v.insert(
+                    "backup_what",
+                    format!("a snapshot of persistent disk {disk}"),
+                );
+                return;
+            }
+        }
+        // Azure: /subscriptions/S/resourceGroups/RG/providers/Microsoft.Compute/disks/D
+        if h.contains("/providers/Microsoft.Compute/disks/") {
+            if let Some(rg) = parts
+                .windows(2)
+                .find(|w| w[0].eq_ignore_ascii_case("resourceGroups"))
+                .map(|w| w[1].to_string())
+            {
+                v.insert(
+                    "backup_command",
+                    format!("az snapshot create --name {label}-before-repair --resource-group {rg} --source {h}"),
+                );
+                v.insert("backup_what", format!("an Azure snapshot of {h}"));
+                return;
+            }
+        }
+    }
+    // Any other CSI volume: a VolumeSnapshot of the claim (needs the snapshot CRDs and a
+    // VolumeSnapshotClass for the driver; the step says so).
+    if let (Some(pvc), Some(ns), false) = (
+        v.get("pvc").cloned(),
+        v.get("namespace").cloned(),
+        driver.is_empty(),
+    ) {
+        v.insert(
+            "backup_command",
+            format!(
+                "printf 'apiVersion: snapshot.storage.k8s.io/v1\\nkind: VolumeSnapshot\\nmetadata:\\n  name: {pvc}-before-repair\\n  namespace: {ns}\\nspec:\\n  source:\\n    persistentVolumeClaimName: {pvc}\\n' | kubectl create -f -"
+            ),
+        );
+        v.insert(
+            "backup_what",
+            format!("a VolumeSnapshot of claim {pvc} (needs a VolumeSnapshotClass for {driver}: `kubectl get volumesnapshotclass`)"),
+        );
+        return;
+    }
+    // A copy of the device itself, when its stable name is known.
+    if let Some(dev) = v.get("device_stable").cloned() {
+        v.insert(
+            "backup_command",
+            format!("sudo dd if={dev} of=/var/tmp/{label}.img bs=4M conv=sparse status=progress"),
+        );
+        v.insert(
+            "backup_what",
+            format!("a copy of {dev} in /var/tmp/{label}.img (check there is room for the whole device)"),
+        );
+    }
+}
+
+/// What a step acts on, from its `acts_on:` and this case's names.
+fn targets(def: &StepDef, vars: &Vars) -> Vec<Target> {
+    let get = |k: &str| vars.get(k).cloned();
+    def.acts_on
+        .iter()
+        .filter_map(|kind| match kind.as_str() {
+            "pod" => Some(Target::Pod {
+                namespace: get("namespace")?,
+                name: get("pod")?,
+            }),
+            "volume_attachment" => Some(Target::VolumeAttachment { name: get("va")? }),
+            "rbd_lock" => Some(Target::RbdLock {
+                image: get("image")?,
+                lock_id: get("lock_id")?,
+                locker: get("locker")?,
+            }),
+            "ceph_client" => Some(Target::CephClient {
+                address: get("watcher_addr").or_else(|| get("locker_addr"))?,
+            }),
+            "device" => Some(Target::Device {
+                node: get("node"),
+                path: get("device_stable")
+                    .or_else(|| get("target"))
+                    .or_else(|| get("device"))?,
+                volume: get("pv"),
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Which client package a helper-missing message needs.
@@ -272,9 +506,21 @@ pub fn os_family(image: &str) -> &'static str {
     "unknown"
 }
 
-/// Catalogue steps → this case's steps.
-pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs) -> Vec<Step> {
-    let mut out = Vec::new();
+/// What a list of steps is rendered for.
+pub struct StepCtx<'a> {
+    /// The finding's filesystem family: steps for other families are left out.
+    pub fs: FsFamily,
+    /// How volmnt was invoked (`volmnt`, `kubectl volmnt`): suggested volmnt commands say it.
+    pub invocation: &'a str,
+    /// Rendering a `confirm` list (steps default to read-only checks) or `remediation`.
+    pub confirm: bool,
+}
+
+/// Catalogue steps → this case's steps. Every command is complete (no placeholder); a step
+/// whose command needs a name the case does not give says how to find it instead.
+pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) -> Vec<Step> {
+    let cat = catalogue();
+    let mut out: Vec<Step> = Vec::new();
     for d in defs {
         if d.requires
             .as_deref()
@@ -287,33 +533,147 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs) -> Vec<Step> {
         {
             continue;
         }
+        if let Some(fams) = &d.families {
+            if cx.fs != FsFamily::Unknown && !fams.contains(&cx.fs) {
+                continue;
+            }
+        }
+        if d.action.as_deref() == Some("restart_pod") {
+            out.extend(restart_pod_steps(vars));
+            continue;
+        }
         if let Some(client) = &d.install {
             let client = fill(client, vars);
             out.extend(install_steps(&fill(&d.text, vars), &client, vars, os));
             continue;
         }
+        let kind = d.kind.unwrap_or(if cx.confirm {
+            StepKind::Check
+        } else {
+            StepKind::Change
+        });
+        let mut text = fill(&d.text, vars);
+        let command = match d.command.as_deref().map(|c| fill_command(c, vars)) {
+            None => None,
+            Some(Ok(c)) => Some(c),
+            Some(Err(missing)) => {
+                let mut how = Vec::new();
+                for m in &missing {
+                    match cat.lookups.get(m.as_str()) {
+                        Some(l) => match l.command.as_deref().map(|c| fill_command(c, vars)) {
+                            Some(Ok(c)) => {
+                                let step = Step::new(fill(&l.text, vars), Some(c), StepKind::Check);
+                                if !out.iter().any(|s| s.command == step.command) {
+                                    out.push(step);
+                                }
+                                how.push(format!("{} (see the step above)", label_of(m)));
+                            }
+                            _ => how.push(format!("{}: {}", label_of(m), fill(&l.text, vars))),
+                        },
+                        None => how.push(label_of(m)),
+                    }
+                }
+                text.push_str(&format!(" [not known here: {}]", how.join("; ")));
+                None
+            }
+        };
+        let command = command.map(|c| self_named(&c, cx.invocation));
         out.push(Step {
-            text: fill(&d.text, vars),
-            command: d.command.as_ref().map(|c| fill(c, vars)),
-            needs_confirmation: d.confirm_first,
+            text,
+            command,
+            kind,
+            destructive: kind == StepKind::Destructive,
+            destroys: d.destroys.as_ref().map(|t| fill(t, vars)),
+            needs_confirmation: d.confirm_first || kind == StepKind::Destructive,
             os_family: None,
+            targets: targets(d, vars),
         });
     }
     out
+}
+
+/// How a missing name reads in a sentence.
+fn label_of(name: &str) -> String {
+    catalogue()
+        .lookups
+        .get(name)
+        .and_then(|l| l.label.clone())
+        .unwrap_or_else(|| name.replace('_', " "))
+}
+
+/// `volmnt node check x` → `kubectl volmnt node check x` when run as a kubectl plugin.
+fn self_named(command: &str, invocation: &str) -> String {
+    if invocation == "volmnt" {
+        return command.to_string();
+    }
+    command
+        .split("; ")
+        .map(|part| match part.strip_prefix("volmnt ") {
+            Some(rest) => format!("{invocation} {rest}"),
+            None => part.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Getting the pod to retry. Kubelet retries a failed mount by itself (with a back-off of up to
+/// about two minutes), so deleting the pod only saves time, and only a pod some controller
+/// recreates may be deleted: a bare pod would be gone for good.
+fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
+    let (pod, ns) = (vars.get("pod"), vars.get("namespace"));
+    let retries = "Kubelet retries the mount by itself (its back-off grows to about 2 minutes), so the pod starts on its own once the cause is fixed";
+    match (pod, ns) {
+        (Some(pod), Some(ns)) => {
+            let target = Target::Pod {
+                namespace: ns.clone(),
+                name: pod.clone(),
+            };
+            if let Some(ctrl) = vars.get("controller") {
+                let mut s = Step::new(
+                    format!("To retry at once instead of waiting, delete the stuck pod: its controller {ctrl} recreates it. ({retries}.)"),
+                    Some(format!("kubectl delete pod {pod} -n {ns}")),
+                    StepKind::Change,
+                );
+                s.targets = vec![target];
+                vec![s]
+            } else if vars.contains_key("bare_pod") {
+                let mut save = Step::new(
+                    format!("Nothing needs deleting. {retries}. {pod} has no controller, so a deleted pod would not come back. To restart it anyway, save its spec first"),
+                    Some(format!("kubectl get pod {pod} -n {ns} -o yaml | tee {pod}.pod.yaml")),
+                    StepKind::Backup,
+                );
+                save.targets = Vec::new();
+                let mut recreate = Step::new(
+                    format!("then delete it and create it again from the saved spec in one go (kubectl drops the old resourceVersion); only if {pod}.pod.yaml was written"),
+                    Some(format!("kubectl replace --force -f {pod}.pod.yaml")),
+                    StepKind::Change,
+                );
+                recreate.needs_confirmation = true;
+                recreate.targets = vec![target];
+                vec![save, recreate]
+            } else {
+                vec![Step::new(
+                    format!("{retries}. To retry at once, the pod may be deleted only if a controller recreates it: this prints its owner's kind (ReplicaSet, StatefulSet, DaemonSet, Job); if it prints nothing, do not delete it"),
+                    Some(format!("kubectl get pod {pod} -n {ns} -o jsonpath='{{.metadata.ownerReferences[*].kind}}'")),
+                    StepKind::Check,
+                )]
+            }
+        }
+        _ => vec![Step::new(
+            format!("{retries}; the input does not name the pod and its namespace, so no restart command is given"),
+            None,
+            StepKind::Check,
+        )],
+    }
 }
 
 fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step> {
     let cat = catalogue();
     let Some(def) = cat.clients.get(client) else {
         // No package known (the tool lives in a driver image, or the fs is unknown).
-        return vec![Step {
-            text: text.to_string(),
-            command: None,
-            needs_confirmation: false,
-            os_family: None,
-        }];
+        return vec![Step::new(text, None, StepKind::Change)];
     };
-    let node = vars.get("node").map(String::as_str).unwrap_or("the node");
+    let node = vars.get("node");
     let command_for = |family: &str, image: Option<&str>| -> Option<String> {
         let pkg = def.packages.get(family)?;
         let key = if family == "rhel" && image.is_some_and(|i| cat.rhel_legacy.is_match(i)) {
@@ -325,29 +685,39 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
             .get(key)
             .map(|c| c.replace("{packages}", pkg))
     };
+    let alt = |text: String, command: Option<String>, family: &str| {
+        let mut s = Step::new(text, command, StepKind::Change);
+        s.os_family = Some(family.to_string());
+        s
+    };
     match os.family.as_str() {
-        "immutable" => vec![Step {
-            text: format!(
+        "immutable" => vec![Step::new(
+            format!(
                 "{text}: {}",
                 cat.immutable_advice
                     .replace("{os}", os.os_image.as_deref().unwrap_or("immutable"))
                     .trim()
             ),
-            command: None,
-            needs_confirmation: false,
-            os_family: None,
-        }],
+            None,
+            StepKind::Change,
+        )],
         "unknown" => {
-            let mut steps = vec![Step {
-                text: format!(
-                    "{text} ({}); the node's OS is not known - find it first",
-                    def.name
+            let mut steps = vec![match node {
+                Some(node) => Step::new(
+                    format!("{text} ({}); the node's OS is not known: find it first", def.name),
+                    Some(format!(
+                        "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
+                    )),
+                    StepKind::Check,
                 ),
-                command: Some(format!(
-                    "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
-                )),
-                needs_confirmation: false,
-                os_family: None,
+                None => Step::new(
+                    format!(
+                        "{text} ({}); the node and its OS are not known: `kubectl get nodes -o wide` shows each node's OS image",
+                        def.name
+                    ),
+                    None,
+                    StepKind::Check,
+                ),
             }];
             for (family, label) in [
                 (
@@ -364,24 +734,14 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
                     command_for(family, None)
                 };
                 if let Some(cmd) = cmd {
-                    steps.push(Step {
-                        text: format!("on {label}"),
-                        command: Some(cmd),
-                        needs_confirmation: false,
-                        os_family: Some(family.to_string()),
-                    });
+                    steps.push(alt(format!("on {label}"), Some(cmd), family));
                 }
             }
-            steps.push(Step {
-                text: "on an immutable OS (Talos, Flatcar, Bottlerocket, COS): the client cannot be installed by hand; use the OS's extension mechanism or a CSI driver that brings its own client".into(),
-                command: None,
-                needs_confirmation: false,
-                os_family: Some("immutable".into()),
-            });
+            steps.push(alt("on an immutable OS (Talos, Flatcar, Bottlerocket, COS): the client cannot be installed by hand; use the OS's extension mechanism or a CSI driver that brings its own client".into(), None, "immutable"));
             steps
         }
-        family => vec![Step {
-            text: format!(
+        family => vec![Step::new(
+            format!(
                 "{text}: {} is {}",
                 def.name,
                 os.os_image
@@ -389,16 +749,17 @@ fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step
                     .map(|i| format!("missing on {i}"))
                     .unwrap_or_else(|| format!("missing ({family})"))
             ),
-            command: command_for(family, os.os_image.as_deref()),
-            needs_confirmation: false,
-            os_family: None,
-        }],
+            command_for(family, os.os_image.as_deref()),
+            StepKind::Change,
+        )],
     }
 }
 
-/// Facts of context worth showing as evidence: the mount command and why the family was chosen.
-pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
+/// Facts of context worth showing as evidence (the mount command, its output, the volume),
+/// and the reasoning behind the diagnosis (why this filesystem family), shown under `-v`.
+pub fn context_evidence(ctx: &MsgContext) -> (Vec<Evidence>, Vec<String>) {
     let mut out = Vec::new();
+    let mut reasoning = Vec::new();
     if let Some(m) = &ctx.error.mount {
         if m.source.is_some() || m.fstype.is_some() {
             let mut cmd = String::from("mount");
@@ -423,7 +784,10 @@ pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
                 .exit_status
                 .map(|s| format!(", exit status {s}"))
                 .unwrap_or_default();
-            out.push(format!("mount command: {cmd}{via}{status}"));
+            out.push(Evidence::fact(
+                "message",
+                format!("mount command: {cmd}{via}{status}"),
+            ));
         }
     }
     if let Some(o) = &ctx.error.output {
@@ -432,7 +796,10 @@ pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
         let o = SCOPE_LINE.replace(&o, "");
         let o = o.trim();
         if !o.is_empty() {
-            out.push(format!("mount output: {}", super::clip(o, 400)));
+            out.push(Evidence::fact(
+                "message",
+                format!("mount output: {}", super::clip(o, 400)),
+            ));
         }
     }
     if let Some(v) = ctx.volume.as_ref().filter(|v| !v.describe.is_empty()) {
@@ -442,24 +809,30 @@ pub fn context_evidence(ctx: &MsgContext) -> Vec<String> {
             .filter(|_| !v.describe.contains("claim"))
             .map(|c| format!(" (claim {c})"))
             .unwrap_or_default();
-        out.push(format!("volume: {}{claim}", v.describe));
+        out.push(Evidence::fact(
+            "objects",
+            format!("volume: {}{claim}", v.describe),
+        ));
     }
     if ctx.fs != FsFamily::Unknown {
         if let Some(why) = &ctx.fs_reason {
-            out.push(format!(
+            reasoning.push(format!(
                 "filesystem family: {} (from {why})",
                 ctx.fs.as_str()
             ));
         }
     }
     if !ctx.unusual_options.is_empty() {
-        out.push(format!(
-            "mount option(s) not listed by mount(8) or {}(5): {}",
-            ctx.fstype.as_deref().unwrap_or("the filesystem"),
-            ctx.unusual_options.join(",")
+        out.push(Evidence::fact(
+            "message",
+            format!(
+                "mount option(s) not listed by mount(8) or {}(5): {}",
+                ctx.fstype.as_deref().unwrap_or("the filesystem"),
+                ctx.unusual_options.join(",")
+            ),
         ));
     }
-    out
+    (out, reasoning)
 }
 
 /// One line per pod volume for the report header.
@@ -519,13 +892,23 @@ mod tests {
     }
 
     #[test]
-    fn placeholders_left_unknown_stay_visible() {
+    fn a_command_is_given_only_with_every_name_it_needs() {
         let mut v = Vars::new();
         v.insert("pod", "p".into());
         assert_eq!(
-            fill("kubectl delete pod {pod} -n {namespace}", &v),
-            "kubectl delete pod p -n <namespace>"
+            fill_command("kubectl delete pod {pod} -n {namespace}", &v),
+            Err(vec!["namespace".to_string()])
         );
+        v.insert("namespace", "web".into());
+        assert_eq!(
+            fill_command("kubectl delete pod {pod} -n {namespace}", &v).as_deref(),
+            Ok("kubectl delete pod p -n web")
+        );
+        // Prose says what an unknown name is, never `<name>`.
+        v.remove("namespace");
+        assert_eq!(fill("in {namespace}", &v), "in the pod's namespace");
+        // jsonpath braces are not names.
+        assert!(fill_command("kubectl get pod {pod} -o jsonpath='{.spec.nodeName}'", &v).is_ok());
     }
 
     #[test]

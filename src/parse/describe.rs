@@ -73,6 +73,9 @@ const POD_TOP: &[&str] = &[
     "IP",
     "IPs",
     "Controlled By",
+    // Kubernetes 1.5-1.8 printed the controller under these labels.
+    "Created By",
+    "Controllers",
     "NominatedNodeName",
     "Resources",
     "Init Containers",
@@ -834,6 +837,15 @@ fn build_pod(doc: &Doc, notes: &mut Vec<String>) -> Pod {
         name: doc.string(None, "Name"),
         namespace: doc.string(None, "Namespace"),
         labels: pairs(doc.get(None, "Labels")),
+        // describe prints nothing when the pod has no controller: then it is a bare pod.
+        owner_references: Some(
+            doc.word(None, "Controlled By")
+                .or_else(|| doc.word(None, "Controllers"))
+                .or_else(|| doc.word(None, "Created By"))
+                .and_then(controller_ref)
+                .into_iter()
+                .collect(),
+        ),
         ..Default::default()
     };
     // `Node: node1/10.10.107.214`; `<none>` when not scheduled.
@@ -883,6 +895,31 @@ fn build_pod(doc: &Doc, notes: &mut Vec<String>) -> Pod {
         spec: Some(spec),
         status: Some(status),
     }
+}
+
+/// `Controlled By:  ReplicaSet/web-7d9f` → the controller reference (its uid is not printed).
+fn controller_ref(
+    value: &str,
+) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
+    let (kind, name) = value.split_once('/')?;
+    if kind.is_empty() || name.is_empty() || is_placeholder(value) {
+        return None;
+    }
+    let api_version = match kind {
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment" => "apps/v1",
+        "Job" | "CronJob" => "batch/v1",
+        "ReplicationController" => "v1",
+        _ => "",
+    };
+    Some(
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            name: name.into(),
+            controller: Some(true),
+            ..Default::default()
+        },
+    )
 }
 
 fn non_empty(s: &str) -> Option<String> {

@@ -7,6 +7,7 @@ use crate::diagnose::Report;
 /// `volmnt explain`'s document: one report per message, in argument order.
 #[derive(Serialize)]
 pub struct Messages<'a> {
+    pub schema_version: u32,
     pub messages: &'a [Report],
 }
 

@@ -64,24 +64,50 @@ fn redact_steps(steps: &mut [Step]) {
 fn redact_finding(f: &mut Finding) {
     redact_in_place(&mut f.summary);
     f.evidence.iter_mut().for_each(redact_in_place);
+    for e in &mut f.evidence_detail {
+        redact_in_place(&mut e.text);
+        if let Some(o) = &mut e.object {
+            redact_in_place(o);
+        }
+    }
+    f.reasoning.iter_mut().for_each(redact_in_place);
     redact_steps(&mut f.confirm);
     redact_steps(&mut f.remediation);
+    for w in &mut f.withheld {
+        redact_in_place(&mut w.text);
+        redact_in_place(&mut w.reason);
+    }
 }
 
 /// Remove secrets from every string a report carries.
 pub fn redact_report(r: &mut Report) {
     redact_in_place(&mut r.verdict);
     r.findings.iter_mut().for_each(redact_finding);
+    r.blocks.iter_mut().for_each(redact_in_place);
     r.unrecognised.iter_mut().for_each(redact_in_place);
     r.notes.iter_mut().for_each(redact_in_place);
+    r.inputs.iter_mut().for_each(redact_in_place);
+}
+
+/// The width to wrap text at: `COLUMNS`, else the terminal's, else 100.
+pub fn text_width() -> usize {
+    if let Some(c) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok())
+    {
+        return c;
+    }
+    terminal_size::terminal_size()
+        .map(|(w, _)| w.0 as usize)
+        .unwrap_or(100)
 }
 
 /// Render one report.
-pub fn render(report: &Report, format: Format, color: bool) -> Result<String, String> {
+pub fn render(report: &Report, format: Format, style: text::Style) -> Result<String, String> {
     let mut r = report.clone();
     redact_report(&mut r);
     match format {
-        Format::Text => Ok(text::report(&r, color)),
+        Format::Text => Ok(text::report(&r, style)),
         Format::Json => json::to_json(&r),
         Format::Yaml => json::to_yaml(&r),
         Format::Junit => Err(JUNIT_ONLY.into()),
@@ -92,17 +118,27 @@ pub fn render(report: &Report, format: Format, color: bool) -> Result<String, St
 pub const JUNIT_ONLY: &str = "-o junit is only for `volmnt node check`";
 
 /// Render the reports of `volmnt explain` (one per message) as one document.
-pub fn render_many(reports: &[Report], format: Format, color: bool) -> Result<String, String> {
+pub fn render_many(
+    reports: &[Report],
+    format: Format,
+    style: text::Style,
+) -> Result<String, String> {
     let mut rs: Vec<Report> = reports.to_vec();
     rs.iter_mut().for_each(redact_report);
     match format {
         Format::Text => Ok(rs
             .iter()
-            .map(|r| text::report(r, color))
+            .map(|r| text::report(r, style))
             .collect::<Vec<_>>()
             .join("\n")),
-        Format::Json => json::to_json(&json::Messages { messages: &rs }),
-        Format::Yaml => json::to_yaml(&json::Messages { messages: &rs }),
+        Format::Json => json::to_json(&json::Messages {
+            schema_version: crate::diagnose::SCHEMA_VERSION,
+            messages: &rs,
+        }),
+        Format::Yaml => json::to_yaml(&json::Messages {
+            schema_version: crate::diagnose::SCHEMA_VERSION,
+            messages: &rs,
+        }),
         Format::Junit => Err(JUNIT_ONLY.into()),
     }
 }

@@ -4,7 +4,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::diagnose::{Finding, Report, Status, Step};
+use crate::diagnose::{Finding, Report, Status, Step, StepKind};
 
 /// Applies a style only when colour is on.
 struct Paint {
@@ -59,24 +59,64 @@ impl Paint {
 /// How many findings get their full detail; the rest get one paragraph.
 const DETAILED: usize = 2;
 
-pub fn report(r: &Report, color: bool) -> String {
-    let p = Paint { on: color };
+/// How a text report is laid out.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+    /// `-v`: also the reasoning lines (which filesystem family, from where).
+    pub verbose: bool,
+    /// Wrap prose at this many columns (the terminal's width, or 100).
+    pub width: usize,
+}
+
+impl Style {
+    pub fn plain() -> Style {
+        Style {
+            color: false,
+            verbose: false,
+            width: 100,
+        }
+    }
+}
+
+pub fn report(r: &Report, style: Style) -> String {
+    let p = Paint { on: style.color };
+    let w = style.width.clamp(60, 200);
     let mut out = String::new();
-    let mark = match (r.status, r.top().map(|f| f.cause.as_str())) {
-        (Status::Ok, _) => p.green("OK"),
-        (_, Some("unknown")) => p.yellow("??"),
-        _ => p.red("STUCK"),
+    let mark = match r.status {
+        Status::Ok => p.green("OK"),
+        Status::Stuck => p.red("STUCK"),
+        Status::Inconclusive => p.yellow("INCONCLUSIVE"),
+        Status::Partial => p.yellow("PARTIAL"),
     };
     out.push_str(&format!("{mark} {}\n", p.bold(&r.verdict)));
+    // What could not be read comes first: everything below is built without it.
+    if !r.denied.is_empty() {
+        out.push_str(&format!(
+            "  {}\n",
+            p.yellow("Not allowed to read (the diagnosis below is built without these):")
+        ));
+        for d in &r.denied {
+            out.push_str(&format!("    • {d}\n"));
+        }
+        out.push_str(&wrap(
+            "The ClusterRole volmnt-reader in deploy/rbac.yaml grants every read volmnt makes; bind it to this user (kubectl create clusterrolebinding volmnt-reader --clusterrole volmnt-reader --user NAME).",
+            w - 4,
+            "    ",
+        ));
+    }
     header(r, &p, &mut out);
+    for b in &r.blocks {
+        out.push_str(&format!("  {} {b}\n", p.dim(&format!("{:<8}", "Blocks"))));
+    }
     if r.findings.len() > 1 {
         out.push('\n');
-        out.push_str(&ranking_table(&r.findings));
+        out.push_str(&ranking_table(&r.findings, w));
         out.push('\n');
     }
     for (i, f) in r.findings.iter().enumerate() {
         out.push('\n');
-        finding(i + 1, f, i < DETAILED, &p, &mut out);
+        finding(i + 1, f, i < DETAILED, &p, style, w, &mut out);
     }
     if !r.unrecognised.is_empty() {
         out.push_str(&format!(
@@ -84,13 +124,13 @@ pub fn report(r: &Report, color: bool) -> String {
             p.bold("Other failure messages (no rule matched; shown so nothing is hidden)")
         ));
         for u in &r.unrecognised {
-            out.push_str(&format!("  • {u}\n"));
+            out.push_str(&bullet(u, w, "  • ", "    "));
         }
     }
     if !r.notes.is_empty() {
         out.push_str(&format!("\n{}\n", p.bold("Notes")));
         for n in &r.notes {
-            out.push_str(&format!("  • {n}\n"));
+            out.push_str(&bullet(n, w, "  • ", "    "));
         }
     }
     if !r.inputs.is_empty() {
@@ -120,7 +160,13 @@ fn header(r: &Report, p: &Paint, out: &mut String) {
         if !state.is_empty() {
             v.push_str(&format!("  ({})", state.join(", ")));
         }
+        if let Some(t) = &s.stuck_for {
+            v.push_str(&format!("  waiting for {t}"));
+        }
         lines.push(("Pod".into(), v));
+    }
+    if let Some(c) = &s.controller {
+        lines.push(("Owner".into(), c.clone()));
     }
     if let Some(node) = &s.node {
         let os = match (&r.node_os.os_image, r.node_os.family.as_str()) {
@@ -137,11 +183,11 @@ fn header(r: &Report, p: &Paint, out: &mut String) {
     }
 }
 
-fn ranking_table(findings: &[Finding]) -> String {
+fn ranking_table(findings: &[Finding], width: usize) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(100)
+        .set_width(width.min(100) as u16)
         .set_header(vec!["#", "likely cause", "confidence", "id"]);
     for (i, f) in findings.iter().enumerate() {
         t.add_row(vec![
@@ -154,19 +200,37 @@ fn ranking_table(findings: &[Finding]) -> String {
     t.to_string()
 }
 
-fn finding(n: usize, f: &Finding, detailed: bool, p: &Paint, out: &mut String) {
+fn finding(
+    n: usize,
+    f: &Finding,
+    detailed: bool,
+    p: &Paint,
+    style: Style,
+    w: usize,
+    out: &mut String,
+) {
     out.push_str(&format!(
         "{} {}  {}\n",
         p.bold(&format!("{n}.")),
         p.bold(&f.title),
         p.dim(&format!("[{} · {:.0}%]", f.cause, f.confidence * 100.0))
     ));
-    out.push_str(&wrap(&f.summary, 96, "   "));
+    out.push_str(&wrap(&f.summary, w - 3, "   "));
+    if !f.consequences.is_empty() {
+        out.push_str(&wrap(
+            &format!(
+                "It also explains: {} (folded here, not a separate cause)",
+                f.consequences.join(", ")
+            ),
+            w - 3,
+            "   ",
+        ));
+    }
     if !f.evidence.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Evidence")));
         let shown = if detailed { f.evidence.len() } else { 2 };
         for e in f.evidence.iter().take(shown) {
-            out.push_str(&format!("     • {e}\n"));
+            out.push_str(&bullet(e, w, "     • ", "       "));
         }
         if f.evidence.len() > shown {
             out.push_str(&format!(
@@ -178,54 +242,99 @@ fn finding(n: usize, f: &Finding, detailed: bool, p: &Paint, out: &mut String) {
             ));
         }
     }
+    if style.verbose && !f.reasoning.is_empty() {
+        out.push_str(&format!("   {}\n", p.bold("Reasoning")));
+        for r in &f.reasoning {
+            out.push_str(&bullet(r, w, "     • ", "       "));
+        }
+    }
     if detailed && !f.confirm.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Confirm")));
-        steps(&f.confirm, false, p, out);
+        steps(&f.confirm, false, p, w, out);
     }
     if !f.remediation.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Fix")));
-        steps(&f.remediation, true, p, out);
+        steps(&f.remediation, true, p, w, out);
+    }
+    if detailed && !f.withheld.is_empty() {
+        out.push_str(&format!("   {}\n", p.bold("Not offered")));
+        for s in &f.withheld {
+            out.push_str(&bullet(
+                &format!("{}: not offered because {}", s.text, s.reason),
+                w,
+                "     • ",
+                "       ",
+            ));
+        }
     }
 }
 
-fn steps(list: &[Step], numbered: bool, p: &Paint, out: &mut String) {
+fn steps(list: &[Step], numbered: bool, p: &Paint, w: usize, out: &mut String) {
     let mut n = 0;
     for s in list {
-        let warn = if s.needs_confirmation {
-            format!(
+        let tag = match s.kind {
+            StepKind::Destructive => format!(
+                " {}",
+                p.red(&format!(
+                    "[DESTRUCTIVE: {}]",
+                    s.destroys.as_deref().unwrap_or("can destroy data")
+                ))
+            ),
+            StepKind::Backup => format!(" {}", p.green("[backup]")),
+            _ if s.needs_confirmation => format!(
                 " {}",
                 p.yellow("[only after confirming the above: can do harm if wrong]")
-            )
-        } else {
-            String::new()
+            ),
+            _ => String::new(),
         };
         // Alternatives for one OS family each sit under the step they belong to.
         if s.os_family.is_some() {
-            out.push_str(&format!("          - {}{warn}\n", s.text));
+            out.push_str(&bullet(
+                &format!("{}{tag}", s.text),
+                w,
+                "          - ",
+                "            ",
+            ));
             if let Some(c) = &s.command {
                 out.push_str(&format!("            {}\n", p.cmd(&format!("$ {c}"))));
             }
             continue;
         }
         n += 1;
-        let bullet = if numbered {
-            format!("{n})")
+        let bullet_mark = if numbered {
+            format!("     {n}) ")
         } else {
-            "•".to_string()
+            "     • ".to_string()
         };
-        out.push_str(&format!("     {bullet} {}{warn}\n", s.text));
+        out.push_str(&bullet(
+            &format!("{}{tag}", s.text),
+            w,
+            &bullet_mark,
+            "        ",
+        ));
+        // Commands are never wrapped: each `$` line is pasted as is.
         if let Some(c) = &s.command {
             out.push_str(&format!("        {}\n", p.cmd(&format!("$ {c}"))));
         }
     }
 }
 
-/// Wrap a paragraph at `width`, indenting each line.
+/// One bulleted paragraph: the first line starts with `first`, the rest with `rest`.
+fn bullet(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let body = wrap(text, width.saturating_sub(rest.len()).max(20), rest);
+    match body.strip_prefix(rest) {
+        Some(b) => format!("{first}{b}"),
+        None => body,
+    }
+}
+
+/// Wrap a paragraph at `width`, indenting each line. A word longer than the width (a path, a
+/// quoted command) stays whole.
 fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::new();
     let mut line = String::new();
-    for w in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + w.len() > width {
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
             out.push_str(indent);
             out.push_str(&line);
             out.push('\n');
@@ -234,7 +343,7 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(w);
+        line.push_str(word);
     }
     if !line.is_empty() {
         out.push_str(indent);

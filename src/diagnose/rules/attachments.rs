@@ -92,9 +92,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     let a = accs.entry(target, base);
     a.origins.insert("objects");
     for l in lines {
-        if !a.evidence.contains(&l) {
-            a.evidence.push(l);
-        }
+        a.fact(l);
     }
     if let Some(n) = va_name {
         a.vars.insert("va", n);

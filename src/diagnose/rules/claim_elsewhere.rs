@@ -111,9 +111,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         let a = accs.entry(t, base);
         a.origins.insert("objects");
         for (line, node, pod) in &lines {
-            if !a.evidence.contains(line) {
-                a.evidence.push(line.clone());
-            }
+            a.fact(line.clone());
             a.vars.entry("other_node").or_insert_with(|| node.clone());
             if t != "multi_attach" {
                 // For RBD, the node still using the claim is the likely lock or watch holder.

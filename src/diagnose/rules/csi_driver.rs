@@ -7,7 +7,10 @@ use crate::model::Case;
 
 pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     let node = case.node_name().unwrap_or("the node").to_string();
-    let drivers_read = !case.denied.iter().any(|d| d.contains("csidrivers"));
+    let drivers_read = !case
+        .denied
+        .iter()
+        .any(|d| d.plain_resource() == "csidrivers");
     for driver in hints.all().filter_map(|h| h.driver.clone()) {
         let mut lines = Vec::new();
         let mut strong = false;
@@ -48,7 +51,9 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
         };
         let a = accs.entry("csi_driver_not_registered", base);
         a.origins.insert("objects");
-        a.evidence.extend(lines);
+        for l in lines {
+            a.fact(l);
+        }
         a.vars.insert("driver", driver);
     }
 }

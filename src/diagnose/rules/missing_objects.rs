@@ -15,13 +15,13 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             "PersistentVolumeClaim" => {
                 let a = accs.entry("pvc_unbound_or_missing", 0.95);
                 a.origins.insert("objects");
-                a.evidence.push(line);
+                a.fact(line);
                 a.vars.insert("pvc", name.to_string());
             }
             "ConfigMap" | "Secret" => {
                 let a = accs.entry("configmap_or_secret_missing", 0.95);
                 a.origins.insert("objects");
-                a.evidence.push(line);
+                a.fact(line);
                 let k = kind.to_ascii_lowercase();
                 a.vars.insert("object", format!("{k} {name}"));
                 a.vars.insert("object_kind", k);
@@ -52,6 +52,8 @@ mod tests {
         apply(&case, &Hints::default(), &mut accs);
         let a = accs.get("configmap_or_secret_missing").unwrap();
         assert_eq!(a.vars["object_name"], "loki-stack-promtail");
-        assert!(a.evidence[0].contains("ConfigMap logging/loki-stack-promtail does not exist"));
+        assert!(a.evidence[0]
+            .text
+            .contains("ConfigMap logging/loki-stack-promtail does not exist"));
     }
 }

@@ -23,13 +23,13 @@ pub fn apply(_case: &Case, _hints: &Hints, accs: &mut Accs) {
             "the volume is mounted by the CSI driver {driver}, whose node plugin image carries its own NFS client: the host's nfs-utils/nfs-common does not apply; check the plugin image and its logs"
         );
         a.confidence = (original - 0.5).max(0.3);
-        a.evidence.push(why.clone());
+        a.fact(why.clone());
         let (evidence, ctx) = (a.evidence.clone(), a.ctx.clone());
         // The same messages now point at the plugin image lacking the helper.
         let a2 = accs.entry("fs_helper_missing", original - 0.1);
         a2.origins.insert("objects");
         for e in evidence {
-            if !a2.evidence.contains(&e) {
+            if !a2.has_evidence(&e.text) {
                 a2.evidence.push(e);
             }
         }

@@ -59,17 +59,20 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         match found(facts, names) {
             Some((name, path)) => {
                 a.confidence = a.confidence.min(0.2);
-                a.evidence.push(format!(
+                a.fact_from("node probe", format!(
                     "node probe: {name} is installed on {node} ({path}), so the client is there; look at the other findings"
                 ));
             }
             None => {
                 a.origins.insert("node probe");
                 a.confidence = a.confidence.max(0.97);
-                a.evidence.push(format!(
-                    "node probe: {} not found on {node} ({os})",
-                    names.join(" / ")
-                ));
+                a.fact_from(
+                    "node probe",
+                    format!(
+                        "node probe: {} not found on {node} ({os})",
+                        names.join(" / ")
+                    ),
+                );
             }
         }
     }
@@ -77,12 +80,14 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         match facts.rpc_statd_running {
             Some(false) => {
                 a.confidence = a.confidence.max(0.97);
-                a.evidence
-                    .push(format!("node probe: rpc.statd is not running on {node}"));
+                a.fact_from(
+                    "node probe",
+                    format!("node probe: rpc.statd is not running on {node}"),
+                );
             }
             Some(true) => {
                 a.confidence = a.confidence.min(0.3);
-                a.evidence.push(format!(
+                a.fact_from("node probe", format!(
                     "node probe: rpc.statd is running on {node} now (it may have been started since)"
                 ));
             }
@@ -95,10 +100,13 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     ) {
         if *p != Propagation::Shared {
             a.confidence = a.confidence.max(0.85);
-            a.evidence.push(format!(
-                "node probe: kubelet's root dir {} on {node} is not a shared mount ({p:?})",
-                facts.kubelet_root.as_deref().unwrap_or("?")
-            ));
+            a.fact_from(
+                "node probe",
+                format!(
+                    "node probe: kubelet's root dir {} on {node} is not a shared mount ({p:?})",
+                    facts.kubelet_root.as_deref().unwrap_or("?")
+                ),
+            );
         }
     }
 }
@@ -131,8 +139,10 @@ mod tests {
         apply(&case, &Hints::default(), &mut accs);
         let a = accs.get("nfs_client_missing").unwrap();
         assert!(a.confidence >= 0.97);
-        assert!(a.evidence[0].contains("mount.nfs / mount.nfs4 not found"));
-        assert!(a.evidence[0].contains("CentOS Linux 7"));
+        assert!(a.evidence[0]
+            .text
+            .contains("mount.nfs / mount.nfs4 not found"));
+        assert!(a.evidence[0].text.contains("CentOS Linux 7"));
 
         facts
             .helpers
@@ -145,6 +155,6 @@ mod tests {
         apply(&case, &Hints::default(), &mut accs);
         let a = accs.get("nfs_client_missing").unwrap();
         assert!(a.confidence <= 0.2);
-        assert!(a.evidence[0].contains("/usr/sbin/mount.nfs"));
+        assert!(a.evidence[0].text.contains("/usr/sbin/mount.nfs"));
     }
 }

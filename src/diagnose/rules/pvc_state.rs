@@ -36,13 +36,15 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         if phase == "Pending" || phase == "Lost" {
             let a = accs.entry("pvc_unbound_or_missing", 0.9);
             a.origins.insert("objects");
-            a.evidence
-                .push(format!("PersistentVolumeClaim {claim} is {phase}"));
+            a.fact(format!("PersistentVolumeClaim {claim} is {phase}"));
             a.vars.insert("pvc", claim.to_string());
             // A class that does not exist is the commonest reason a claim never binds.
             let class = pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone());
             let classes_read = !case.storage_classes.is_empty()
-                && !case.denied.iter().any(|d| d.contains("storageclasses"));
+                && !case
+                    .denied
+                    .iter()
+                    .any(|d| d.plain_resource() == "storageclasses");
             if let Some(class) = class.filter(|c| !c.is_empty()) {
                 if classes_read
                     && !case
@@ -50,7 +52,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                         .iter()
                         .any(|s| s.metadata.name.as_deref() == Some(class.as_str()))
                 {
-                    a.evidence.push(format!(
+                    a.fact(format!(
                         "its StorageClass {class} does not exist (classes in the cluster: {})",
                         case.storage_classes
                             .iter()
@@ -102,6 +104,10 @@ mod tests {
         let mut accs = Accs::default();
         apply(&case, &Hints::default(), &mut accs);
         let a = accs.get("pvc_unbound_or_missing").unwrap();
-        assert_eq!(a.evidence, ["PersistentVolumeClaim data-0 is Pending"]);
+        assert_eq!(
+            a.evidence[0].text,
+            "PersistentVolumeClaim data-0 is Pending"
+        );
+        assert_eq!(a.evidence.len(), 1);
     }
 }

@@ -27,18 +27,21 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             let a = accs.entry("rbd_lock_held", base);
             a.origins.insert("rbd lock ls");
             for l in &state.locks {
-                a.evidence.push(format!(
-                    "rbd lock ls {}: {}lock id {} held by {} at {}",
-                    image.as_deref().unwrap_or("(image)"),
-                    if kind.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{kind} ")
-                    },
-                    l.id,
-                    l.locker,
-                    l.address
-                ));
+                a.fact_from(
+                    "rbd",
+                    format!(
+                        "rbd lock ls {}: {}lock id {} held by {} at {}",
+                        image.as_deref().unwrap_or("(image)"),
+                        if kind.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{kind} ")
+                        },
+                        l.id,
+                        l.locker,
+                        l.address
+                    ),
+                );
             }
             if let Some(img) = &image {
                 a.vars.insert("image", img.clone());
@@ -52,13 +55,13 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                     a.vars.insert("holder_node", node);
                 }
                 if let Some(line) = holder_vs_node(case, host) {
-                    a.evidence.push(line);
+                    a.fact_from("rbd", line);
                 }
             }
         } else if state.watchers.as_ref().is_none_or(|w| w.is_empty()) {
             if let Some(a) = accs.get("rbd_lock_held") {
                 a.confidence = (a.confidence - 0.25).max(0.3);
-                a.evidence.push(format!(
+                a.fact_from("rbd", format!(
                     "rbd lock ls {} lists no lock now: it may have been released since, or the holder is a watcher (see rbd status)",
                     image.as_deref().unwrap_or("(image)")
                 ));
@@ -82,10 +85,13 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                 } else {
                     format!(", used there by {}", j.pods.join(", "))
                 };
-                a.evidence.push(format!(
-                    "{} is on {node}{pods}: {} ({})",
-                    j.what, j.verdict, j.reason
-                ));
+                a.fact_from(
+                    "rbd",
+                    format!(
+                        "{} is on {node}{pods}: {} ({})",
+                        j.what, j.verdict, j.reason
+                    ),
+                );
                 if let Some(n) = &j.node {
                     a.vars.insert("holder_node", n.clone());
                 }
@@ -103,15 +109,18 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             let a = accs.entry("rbd_watcher_stale", base);
             a.origins.insert("rbd status");
             for w in state.watchers.iter().flatten() {
-                a.evidence.push(format!(
-                    "rbd status {}: watcher {}{}",
-                    image.as_deref().unwrap_or("(image)"),
-                    w.address,
-                    w.client
-                        .as_deref()
-                        .map(|c| format!(" ({c})"))
-                        .unwrap_or_default()
-                ));
+                a.fact_from(
+                    "rbd",
+                    format!(
+                        "rbd status {}: watcher {}{}",
+                        image.as_deref().unwrap_or("(image)"),
+                        w.address,
+                        w.client
+                            .as_deref()
+                            .map(|c| format!(" ({c})"))
+                            .unwrap_or_default()
+                    ),
+                );
             }
             if let Some(img) = &image {
                 a.vars.insert("image", img.clone());
@@ -196,6 +205,7 @@ mod tests {
         assert_eq!(a.vars["locker_addr"], "10.47.136.60:0/1864102866");
         assert_eq!(a.vars["locker_host"], "10.47.136.60");
         assert!(a.evidence[0]
+            .text
             .contains("exclusive lock id kubelet_lock_magic_node1 held by client.24128"));
     }
 
