@@ -17,3 +17,4 @@ mod node_probe;
 mod output;
 mod rbac;
 mod rbd;
+mod safety;

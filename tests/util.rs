@@ -214,3 +214,8 @@ pub fn pseudo_random(seed: u64, len: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// The absolute path of a fixture given at run time (`fixture!` needs a literal).
+pub fn fixture_path(rel: &str) -> String {
+    format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}

@@ -78,6 +78,10 @@ pub struct StepDef {
     /// Only for volumes of these filesystem families (alternatives must fit the volume type).
     #[serde(default)]
     pub families: Option<Vec<FsFamily>>,
+    /// The step only prepares the next destructive step (its backup or its own check): left
+    /// out when that step is withheld.
+    #[serde(default)]
+    pub prepares: bool,
 }
 
 /// How to find a name a command needs when the case does not give it (`lookups:`).

@@ -114,6 +114,10 @@ pub struct Step {
     pub os_family: Option<String>,
     /// What the step acts on.
     pub targets: Vec<Target>,
+    /// The step only prepares the next destructive one (its backup, its check): left out when
+    /// that one is withheld.
+    #[serde(skip)]
+    pub prepares: bool,
 }
 
 impl Step {
@@ -128,6 +132,7 @@ impl Step {
             needs_confirmation: false,
             os_family: None,
             targets: Vec::new(),
+            prepares: false,
         }
     }
 }

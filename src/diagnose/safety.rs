@@ -475,10 +475,18 @@ pub fn vet(
                     .then(|| "what it acts on is not known, so its safety cannot be checked".to_string())
             });
         match reason {
-            Some(reason) => withheld.push(Withheld {
-                text: s.text,
-                reason,
-            }),
+            Some(reason) => {
+                // What only prepared this step goes with it.
+                if s.kind == StepKind::Destructive {
+                    while kept.last().is_some_and(|k: &Step| k.prepares) {
+                        kept.pop();
+                    }
+                }
+                withheld.push(Withheld {
+                    text: s.text,
+                    reason,
+                })
+            }
             None => {
                 match s.kind {
                     StepKind::Check if s.command.is_some() => checked = true,
@@ -488,6 +496,10 @@ pub fn vet(
                 kept.push(s);
             }
         }
+    }
+    // A preparing step whose destructive step never came (left out by `when`) is noise.
+    while kept.last().is_some_and(|k| k.prepares) {
+        kept.pop();
     }
     (kept, withheld)
 }

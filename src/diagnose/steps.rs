@@ -253,8 +253,27 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     for (k, val) in &acc.vars {
         v.insert(k, val.clone());
     }
+    // A name that goes into a command must be a plain word: what a reporter masked
+    // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
+    // shell syntax to a line an operator pastes.
+    v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
     derive_device_and_backup(&mut v);
     v
+}
+
+/// Names only ever used in sentences, never in commands.
+const PROSE_ONLY: &[&str] = &["holder_live", "object", "hostpath_kind", "backup_what"];
+
+/// A value safe to put into a command line as one word.
+pub fn is_plain_word(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 512
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:/@[]+=,~%-^".contains(c))
+        && !s.starts_with('-')
+        && !s
+            .chars()
+            .all(|c| c == 'x' || c == 'X' || c == '*' || c == '.')
 }
 
 /// The pod's controller (`ReplicaSet/web-7d9f`): who recreates it when it is deleted.
@@ -566,14 +585,14 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                                 if !out.iter().any(|s| s.command == step.command) {
                                     out.push(step);
                                 }
-                                how.push(format!("{} (see the step above)", label_of(m)));
+                                how.push(format!("{}, found by the step above", label_of(m)));
                             }
                             _ => how.push(format!("{}: {}", label_of(m), fill(&l.text, vars))),
                         },
                         None => how.push(label_of(m)),
                     }
                 }
-                text.push_str(&format!(" [not known here: {}]", how.join("; ")));
+                text.push_str(&format!(" [needs {}]", how.join("; ")));
                 None
             }
         };
@@ -587,6 +606,7 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             needs_confirmation: d.confirm_first || kind == StepKind::Destructive,
             os_family: None,
             targets: targets(d, vars),
+            prepares: d.prepares,
         });
     }
     out
@@ -630,7 +650,7 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
             };
             if let Some(ctrl) = vars.get("controller") {
                 let mut s = Step::new(
-                    format!("To retry at once instead of waiting, delete the stuck pod: its controller {ctrl} recreates it. ({retries}.)"),
+                    format!("To retry at once instead of waiting, delete the stuck pod: its controller {ctrl} recreates it. Kubelet would also retry by itself, with a back-off of up to about 2 minutes, once the cause is fixed"),
                     Some(format!("kubectl delete pod {pod} -n {ns}")),
                     StepKind::Change,
                 );

@@ -27,6 +27,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         .map(|v| v.name)
         .collect();
     let mut lines = Vec::new();
+    let mut multi_attach_lines: Vec<String> = Vec::new();
     let mut va_name = None;
     for pv in &case.pvs {
         let pv_name = pv.metadata.name.as_deref().unwrap_or("?");
@@ -65,7 +66,19 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                     .find(|d| d.metadata.name.as_deref() == Some(csi.driver.as_str()))
                     .and_then(|d| d.spec.attach_required)
                     .unwrap_or(true);
-                if needs_attach && !listed {
+                let elsewhere = case.volume_attachments.iter().find(|va| {
+                    va.spec.node_name != node
+                        && va.spec.source.persistent_volume_name.as_deref() == Some(pv_name)
+                        && va.status.as_ref().is_some_and(|s| s.attached)
+                });
+                if let Some(other) = elsewhere {
+                    // The attach/detach controller does not start an attach while the volume is
+                    // attached elsewhere: that is Multi-Attach (claim_elsewhere names it).
+                    multi_attach_lines.push(format!(
+                        "no VolumeAttachment of PV {pv_name} to node {node} yet: the attach/detach controller waits while it is attached to node {}",
+                        other.spec.node_name
+                    ));
+                } else if needs_attach && !listed {
                     lines.push(format!(
                         "no VolumeAttachment of PV {pv_name} to node {node} exists: the attach was never started (is the driver's external-attacher running?)"
                     ));
@@ -78,6 +91,14 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             lines.push(format!(
                 "node {node} status.volumesAttached does not list {unique}"
             ));
+        }
+    }
+    if !multi_attach_lines.is_empty() {
+        let base = if accs.has("multi_attach") { 0.9 } else { 0.6 };
+        let a = accs.entry("multi_attach", base);
+        a.origins.insert("objects");
+        for l in multi_attach_lines {
+            a.fact(l);
         }
     }
     if lines.is_empty() {

@@ -25,6 +25,10 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     let Some(pod) = &case.pod else { return };
     let here = pod.spec.as_ref().and_then(|s| s.node_name.clone());
     let mut lines: Vec<(String, String, String)> = Vec::new(); // (line, node, pod)
+                                                               // The VolumeAttachment that keeps the volume on another node (the one a fix would delete).
+    let mut other_va: Option<(String, String)> = None;
+    // Other pods there that run (their volumes are mounted): the holder is a live writer.
+    let mut live_users: Vec<String> = Vec::new();
     for pvc in &case.pvcs {
         let claim = pvc.metadata.name.clone().unwrap_or_default();
         let modes = pvc
@@ -60,6 +64,9 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             }
             let there = there.unwrap_or_default();
             let name = other.metadata.name.clone().unwrap_or_default();
+            if crate::diagnose::safety::is_live(other) {
+                live_users.push(format!("pod {name} ({state})"));
+            }
             lines.push((
                 format!(
                     "pod {name} ({state}) on node {there} uses the same {} claim {claim}",
@@ -79,6 +86,10 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             }
             let attached = va.status.as_ref().map(|s| s.attached).unwrap_or(false);
             if attached {
+                other_va.get_or_insert((
+                    va.metadata.name.clone().unwrap_or_default(),
+                    va.spec.node_name.clone(),
+                ));
                 lines.push((
                     format!(
                         "VolumeAttachment {} attaches PV {} to node {} (attached: true)",
@@ -116,10 +127,19 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             if t != "multi_attach" {
                 // For RBD, the node still using the claim is the likely lock or watch holder.
                 a.vars.entry("holder_node").or_insert_with(|| node.clone());
+                if !live_users.is_empty() {
+                    a.vars
+                        .entry("holder_live")
+                        .or_insert_with(|| live_users.join(", "));
+                }
             }
             if !pod.is_empty() {
                 a.vars.entry("other_pod").or_insert_with(|| pod.clone());
             }
+        }
+        if let (Some((va, va_node)), "multi_attach") = (&other_va, t) {
+            a.vars.insert("va", va.clone());
+            a.vars.insert("va_node", va_node.clone());
         }
     }
 }
