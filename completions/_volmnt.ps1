@@ -115,6 +115,8 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--details', '--details', [CompletionResultType]::ParameterName, 'Print one full report per group of stuck pods (the sample), after the summary')
+            [CompletionResult]::new('--all-reports', '--all-reports', [CompletionResultType]::ParameterName, 'Print every stuck pod''s full report, after the summary (-o json always has them all)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

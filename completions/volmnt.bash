@@ -304,7 +304,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__namespace)
-            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --concurrency --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --concurrency --details --all-reports --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

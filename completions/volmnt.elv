@@ -108,6 +108,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
             cand -A 'Every namespace'
             cand --all-namespaces 'Every namespace'
+            cand --details 'Print one full report per group of stuck pods (the sample), after the summary'
+            cand --all-reports 'Print every stuck pod''s full report, after the summary (-o json always has them all)'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'

@@ -162,6 +162,12 @@ pub struct DoctorNamespaceArgs {
     /// Pods diagnosed at the same time
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
+    /// Print one full report per group of stuck pods (the sample), after the summary
+    #[arg(long, conflicts_with = "all_reports")]
+    pub details: bool,
+    /// Print every stuck pod's full report, after the summary (-o json always has them all)
+    #[arg(long)]
+    pub all_reports: bool,
 }
 
 const DOCTOR_POD_HELP: &str = "\

@@ -439,7 +439,7 @@ fn save_then_replay_gives_the_same_diagnosis_and_never_a_secret() {
 }
 
 #[test]
-fn doctor_namespace_groups_stuck_pods_by_node_and_cause() {
+fn doctor_namespace_groups_stuck_pods_by_cause_and_root_object() {
     let live = Live::start("nfs-client-missing", "ops-test", Options::new());
     let out = live.run(&[
         "doctor",
@@ -454,14 +454,62 @@ fn doctor_namespace_groups_stuck_pods_by_node_and_cause() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     let r = out.json();
     assert_eq!(r["stuck_pods"], 2, "{}", out.stdout);
-    assert_eq!(r["summary"][0]["node"], "node1");
-    assert_eq!(r["summary"][0]["cause"], "nfs_client_missing");
-    assert_eq!(r["summary"][0]["pods"].as_array().unwrap().len(), 2);
+    assert_eq!(r["status"], "stuck");
+    let g = &r["groups"][0];
+    assert_eq!(g["cause"], "nfs_client_missing");
+    assert_eq!(g["root"], "node node1");
+    assert_eq!(g["nodes"], serde_json::json!(["node1"]));
+    assert_eq!(g["pods"].as_array().unwrap().len(), 2);
+    // JSON keeps every report.
+    assert_eq!(r["reports"].as_array().unwrap().len(), 2);
     let text = live.run(&["doctor", "namespace", "-n", "ops-test", "--min-age", "1s"]);
+    let lines: Vec<&str> = text.stdout.lines().collect();
     assert!(
-        text.stdout.contains("node1: 2 pod(s): nfs_client_missing"),
+        lines[0].starts_with("STUCK 2 pod(s) in ops-test"),
         "{}",
         text.stdout
+    );
+    assert!(
+        lines[1].contains("2 pod(s) on node1  node node1: NFS client not installed"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        lines[2].contains("$ sudo yum install -y nfs-utils"),
+        "{}",
+        text.stdout
+    );
+    // No full report unless asked for; one per group with --details.
+    assert!(!text.stdout.contains("Evidence"), "{}", text.stdout);
+    let details = live.run(&[
+        "doctor",
+        "namespace",
+        "-n",
+        "ops-test",
+        "--min-age",
+        "1s",
+        "--details",
+    ]);
+    assert_eq!(
+        details.stdout.matches("Evidence").count(),
+        1,
+        "{}",
+        details.stdout
+    );
+    let all = live.run(&[
+        "doctor",
+        "namespace",
+        "-n",
+        "ops-test",
+        "--min-age",
+        "1s",
+        "--all-reports",
+    ]);
+    assert_eq!(
+        all.stdout.matches("\nSTUCK Pod ").count(),
+        2,
+        "{}",
+        all.stdout
     );
 }
 

@@ -325,6 +325,7 @@ fn every_corpus_message_gets_only_safe_pasteable_steps() {
         for r in recs {
             let report = explain(&r.id, &r.text, &Options::default());
             let v = serde_json::to_value(&report).unwrap();
+            crate::util::assert_valid(&v);
             check(&v, &InUse::default(), &r.id);
             // explain never assumes a namespace the message does not name.
             for f in &report.findings {

@@ -11,6 +11,7 @@ mod corpus;
 mod doctor;
 mod explain;
 mod fake_api;
+mod fleet;
 mod live;
 mod node_check;
 mod node_probe;

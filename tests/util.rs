@@ -28,14 +28,18 @@ pub struct Out {
 }
 
 impl Out {
-    /// stdout parsed as JSON (fails the test, showing the output, when it is not).
+    /// stdout parsed as JSON (fails the test, showing the output, when it is not). Every
+    /// document that carries a `schema_version` is validated against the schema it names, so
+    /// every JSON output of the test suite checks the written contract.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+        let v: serde_json::Value = serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
                 self.stdout, self.stderr
             )
-        })
+        });
+        assert_valid(&v);
+        v
     }
 
     /// No panic, no crash, whatever else happened.
@@ -218,4 +222,36 @@ pub fn pseudo_random(seed: u64, len: usize) -> Vec<u8> {
 /// The absolute path of a fixture given at run time (`fixture!` needs a literal).
 pub fn fixture_path(rel: &str) -> String {
     format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The project's JSON Schema (schema/volmnt.schema.json), compiled once.
+fn schema() -> &'static jsonschema::Validator {
+    static S: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        let text = read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/volmnt.schema.json"
+        ));
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+        jsonschema::validator_for(&schema).expect("the schema compiles")
+    })
+}
+
+/// Fail the test when a volmnt document does not match the schema (documents without a
+/// `schema_version` are not volmnt's versioned output and are left alone).
+pub fn assert_valid(doc: &serde_json::Value) {
+    if doc.get("schema_version").is_none() {
+        return;
+    }
+    let errors: Vec<String> = schema()
+        .iter_errors(doc)
+        .take(10)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the document does not match schema/volmnt.schema.json:\n{}\n{}",
+        errors.join("\n"),
+        serde_json::to_string_pretty(doc).unwrap_or_default()
+    );
 }

@@ -1,8 +1,6 @@
 //! `volmnt doctor pod|namespace`: gather what is known about stuck pods (live from the cluster,
 //! or from saved output), diagnose, report.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
@@ -10,7 +8,7 @@ use crate::collect::cluster::Cluster;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
-use crate::diagnose::{self, Diagnosis, Options, Report};
+use crate::diagnose::{self, fleet, Diagnosis, Options, Report, Status};
 use crate::error::{Error, ExitCode, Result};
 use crate::model::Case;
 use crate::render;
@@ -242,24 +240,19 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     Ok(super::exit_for(&[&report]))
 }
 
-/// `doctor namespace` output: the summary first, then each pod's report.
+/// `doctor namespace` output: the groups of stuck pods first, then the reports (all of them in
+/// JSON/YAML; in text, a sample per group or all of them on request).
 #[derive(Serialize)]
 struct NamespaceReport {
+    schema_version: u32,
+    status: Status,
     /// `ns` or `(all namespaces)`.
     scope: String,
     stuck_pods: usize,
-    /// One line per (node, cause): how many pods.
-    summary: Vec<Group>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    groups: Vec<fleet::Group>,
     denied: Vec<crate::model::Denied>,
+    notes: Vec<String>,
     reports: Vec<Report>,
-}
-
-#[derive(Serialize)]
-struct Group {
-    node: String,
-    cause: String,
-    pods: Vec<String>,
 }
 
 pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<ExitCode> {
@@ -290,77 +283,91 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         ..Options::default()
     };
     let reports: Vec<Report> = cases.iter().map(|c| diagnose::diagnose(c, &opts)).collect();
-    let mut groups: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for r in reports
-        .iter()
-        .filter(|r| matches!(r.diagnosis, Diagnosis::Stuck | Diagnosis::Inconclusive))
-    {
-        let node = r
-            .subject
-            .node
-            .clone()
-            .unwrap_or_else(|| "(not scheduled)".into());
-        let cause = r.top().map(|f| f.cause.clone()).unwrap_or_default();
-        let pod = match (&r.subject.namespace, &r.subject.name) {
-            (Some(ns), Some(n)) => format!("{ns}/{n}"),
-            (_, Some(n)) => n.clone(),
-            _ => "?".into(),
-        };
-        groups.entry((node, cause)).or_default().push(pod);
+    let groups = fleet::group(&reports);
+    let required: Vec<crate::model::Denied> =
+        denied.iter().filter(|d| !d.optional).cloned().collect();
+    let mut notes = Vec::new();
+    for d in denied.iter().filter(|d| d.optional) {
+        notes.push(format!(
+            "Secret existence not checked: `{d}` is an optional permission (role volmnt-secret-names) that is not granted"
+        ));
     }
-    let mut summary: Vec<Group> = groups
-        .into_iter()
-        .map(|((node, cause), pods)| Group { node, cause, pods })
-        .collect();
-    summary.sort_by(|a, b| b.pods.len().cmp(&a.pods.len()).then(a.node.cmp(&b.node)));
+    let stuck = reports
+        .iter()
+        .filter(|r| r.diagnosis != Diagnosis::Ok)
+        .count();
+    let status = if !required.is_empty() {
+        Status::Partial
+    } else if reports.iter().any(|r| r.diagnosis == Diagnosis::Stuck) {
+        Status::Stuck
+    } else if stuck > 0 {
+        Status::Inconclusive
+    } else {
+        Status::Ok
+    };
     let mut doc = NamespaceReport {
+        schema_version: diagnose::SCHEMA_VERSION,
+        status,
         scope: scope.clone(),
-        stuck_pods: reports.len(),
-        summary,
-        denied: denied.clone(),
+        stuck_pods: stuck,
+        groups,
+        denied: required,
+        notes,
         reports,
     };
     doc.reports.iter_mut().for_each(render::redact_report);
+    let shown = if args.all_reports {
+        Shown::All
+    } else if args.details {
+        Shown::Samples
+    } else {
+        Shown::Summary
+    };
     let out = match global.output {
         render::Format::Json => render::json::to_json(&doc),
         render::Format::Yaml => render::json::to_yaml(&doc),
-        render::Format::Text => Ok(namespace_text(&doc, super::text_style(global))),
+        render::Format::Text => Ok(namespace_text(&doc, super::text_style(global), shown)),
         render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
     }
     .map_err(Error::Output)?;
     super::emit(&out)?;
-    let refs: Vec<&Report> = doc.reports.iter().collect();
-    Ok(if denied.iter().any(|d| !d.optional) {
-        ExitCode::Unreachable
-    } else {
-        super::exit_for(&refs)
+    Ok(match doc.status {
+        Status::Partial => ExitCode::Unreachable,
+        Status::Stuck | Status::Inconclusive => ExitCode::Problem,
+        Status::Ok => ExitCode::Ok,
     })
 }
 
-fn namespace_text(doc: &NamespaceReport, style: render::text::Style) -> String {
+/// Which full reports the text shows after the groups.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shown {
+    Summary,
+    Samples,
+    All,
+}
+
+/// The fleet view: one verdict line, two lines per group (what, where, and the first command
+/// for the group), then full reports only when asked for. 300 stuck pods in 20 groups fit a
+/// screen of 60 lines.
+fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Shown) -> String {
     let mut out = String::new();
+    let label = doc.status.label();
     if doc.stuck_pods == 0 {
         out.push_str(&format!(
-            "OK no pod in {} is stuck on a volume\n",
+            "{label} no pod in {} is stuck on a volume\n",
             doc.scope
         ));
     } else {
         out.push_str(&format!(
-            "STUCK {} pod(s) in {} are stuck on volumes\n",
-            doc.stuck_pods, doc.scope
+            "{label} {} pod(s) in {} are stuck on volumes: {} root cause(s)\n",
+            doc.stuck_pods,
+            doc.scope,
+            doc.groups.len()
         ));
-        for g in &doc.summary {
-            out.push_str(&format!(
-                "  {}: {} pod(s): {}\n",
-                g.node,
-                g.pods.len(),
-                g.cause
-            ));
-        }
     }
     if !doc.denied.is_empty() {
         out.push_str(&format!(
-            "  not allowed to read: {} (the report is partial)\n",
+            "  not allowed to read (the groups are built without these): {}\n",
             doc.denied
                 .iter()
                 .map(|d| d.to_string())
@@ -368,9 +375,48 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style) -> String {
                 .join("; ")
         ));
     }
-    for r in &doc.reports {
+    let all_ns = doc.scope.starts_with('(');
+    for g in &doc.groups {
+        let ns = if all_ns {
+            match g.namespaces.len() {
+                0 => String::new(),
+                1..=3 => format!(", namespace {}", g.namespaces.join(", ")),
+                n => format!(", {n} namespaces"),
+            }
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  {:>4} pod(s){}{ns}  {}: {} [{}]\n",
+            g.pods.len(),
+            fleet::nodes_phrase(&g.nodes),
+            g.root,
+            g.title,
+            g.cause
+        ));
+        match g.first_step.as_ref().and_then(|s| s.command.as_deref()) {
+            Some(c) => out.push_str(&format!("         $ {c}  # first step, for {}\n", g.sample)),
+            None => out.push_str(&format!("         e.g. {}\n", g.sample)),
+        }
+    }
+    if !doc.notes.is_empty() {
+        for n in &doc.notes {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    let samples: Vec<usize> = match shown {
+        Shown::Summary => Vec::new(),
+        Shown::Samples => doc.groups.iter().map(|g| g.sample_index).collect(),
+        Shown::All => (0..doc.reports.len()).collect(),
+    };
+    if doc.stuck_pods > 0 && shown == Shown::Summary {
+        out.push_str(
+            "Full reports: --details (one per group), --all-reports (every pod), or -o json\n",
+        );
+    }
+    for i in samples {
         out.push('\n');
-        out.push_str(&render::text::report(r, style));
+        out.push_str(&render::text::report(&doc.reports[i], style));
     }
     out
 }

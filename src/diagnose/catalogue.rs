@@ -140,6 +140,9 @@ pub struct CauseDef {
     /// A symptom cause: it says *that* a volume is stuck, not why (a kubelet timeout).
     #[serde(default)]
     pub symptom: bool,
+    /// The object at the root of the cause, as a template (`CSI driver {driver}`).
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod classify;
 pub mod context;
+pub mod fleet;
 pub mod node_check;
 pub mod report;
 pub mod rules;
@@ -851,6 +852,7 @@ fn finish(
                 confirm,
                 remediation,
                 withheld,
+                root: root_of(def, &vars),
                 consequences: a.consequences.clone(),
                 volume: vars.get("volume").cloned(),
             }
@@ -930,10 +932,19 @@ fn unknown_finding(
         reasoning: Vec::new(),
         confirm,
         remediation,
+        root: root_of(def, &vars),
         withheld,
         consequences: Vec::new(),
         volume: None,
     }
+}
+
+/// The object at the root of a cause in this case, or the cause id.
+fn root_of(def: &catalogue::CauseDef, vars: &steps::Vars) -> String {
+    def.root
+        .as_deref()
+        .and_then(|t| steps::fill_command(t, vars).ok())
+        .unwrap_or_else(|| def.id.clone())
 }
 
 fn subject_of(case: &Case) -> Subject {

@@ -209,6 +209,9 @@ pub struct Finding {
     pub remediation: Vec<Step>,
     /// Steps left out, with the reason.
     pub withheld: Vec<Withheld>,
+    /// The object at the root of the cause (`Secret shop/tls`, `CSI driver x`, `node node-3`),
+    /// or the cause id when no object is known: what `doctor namespace` groups pods by.
+    pub root: String,
     /// Findings that are consequences of this one (an attach timeout caused by Multi-Attach),
     /// folded here instead of ranked as rivals.
     pub consequences: Vec<String>,

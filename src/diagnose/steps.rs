@@ -210,6 +210,15 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         };
         if !kind.is_empty() {
             let kind = kind.trim_end_matches('s').to_string();
+            v.insert(
+                "object_title",
+                if kind == "secret" {
+                    "Secret"
+                } else {
+                    "ConfigMap"
+                }
+                .to_string(),
+            );
             v.insert("object", format!("{kind} {name}"));
             v.insert("object_kind", kind);
             v.insert("object_name", name.to_string());

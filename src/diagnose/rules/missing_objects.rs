@@ -23,6 +23,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 a.origins.insert("objects");
                 a.fact(line);
                 let k = kind.to_ascii_lowercase();
+                a.vars.insert("object_title", kind.to_string());
                 a.vars.insert("object", format!("{k} {name}"));
                 a.vars.insert("object_kind", k);
                 a.vars.insert("object_name", name.to_string());
