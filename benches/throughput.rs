@@ -482,7 +482,10 @@ fn breakdown(text: &str, opts: &Options) {
     });
     drop(src);
     step("diagnose::messages_of (collect + dedup)", &mut || {
-        format!("{} distinct messages", diagnose::messages_of(&case).len())
+        format!(
+            "{} distinct messages",
+            diagnose::messages_of(&case, None).len()
+        )
     });
     step("diagnose::diagnose (all)", &mut || {
         let r = diagnose::diagnose(&case, opts);

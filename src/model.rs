@@ -64,6 +64,12 @@ pub struct Event {
     pub count: Option<u32>,
     /// Age or timestamp text as printed (`8m49s`, `3s (x4 over 9s)`, RFC 3339).
     pub age: Option<String>,
+    /// When it was first and last seen (Unix seconds), when the input carries timestamps
+    /// (event objects do; describe and `get events` tables print only ages).
+    #[serde(default)]
+    pub first_seen: Option<i64>,
+    #[serde(default)]
+    pub last_seen: Option<i64>,
     pub object: Option<ObjectRef>,
     pub origin: Origin,
 }

@@ -25,7 +25,7 @@ use kube::{Api, Client, Config};
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::model::{Case, Denied, Event, ObjectRef, Origin};
+use crate::model::{Case, Denied, Event, ObjectRef};
 
 /// How to reach the cluster, as kubectl's flags say it.
 #[derive(Debug, Clone, Default)]
@@ -1242,75 +1242,15 @@ impl ClaimUser {
     }
 }
 
-/// A core/v1 Event as the offline parsers produce it, so both paths diagnose alike.
+/// A core/v1 Event in the model: the same conversion as saved objects, so both paths diagnose
+/// alike.
 pub fn event_from_core(e: &CoreEvent) -> Event {
-    let comp = e.source.as_ref().and_then(|s| s.component.clone());
-    let host = e.source.as_ref().and_then(|s| s.host.clone());
-    Event {
-        kind: e.type_.clone(),
-        reason: e.reason.clone().unwrap_or_default(),
-        message: e.message.clone().unwrap_or_default(),
-        source: match (&comp, &host) {
-            (Some(c), Some(h)) => Some(format!("{c}, {h}")),
-            (Some(c), None) => Some(c.clone()),
-            (None, h) => h.clone(),
-        },
-        source_host: host,
-        count: e.count.and_then(|c| u32::try_from(c).ok()),
-        age: e
-            .last_timestamp
-            .as_ref()
-            .map(|t| t.0.to_string())
-            .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())),
-        object: Some(ObjectRef {
-            kind: e.involved_object.kind.clone(),
-            namespace: e.involved_object.namespace.clone(),
-            name: e.involved_object.name.clone(),
-            uid: e.involved_object.uid.clone(),
-        }),
-        origin: Origin::CoreV1,
-    }
+    crate::parse::objects::from_core_event(e)
 }
 
 /// An events.k8s.io/v1 Event in the same model.
 pub fn event_from_v1(e: &EventsV1) -> Event {
-    let controller = e.reporting_controller.clone();
-    let instance = e.reporting_instance.clone();
-    let host = e
-        .deprecated_source
-        .as_ref()
-        .and_then(|s| s.host.clone())
-        .or_else(|| {
-            // reportingInstance is a node name only for kubelet.
-            instance
-                .clone()
-                .filter(|_| controller.as_deref() == Some("kubelet"))
-        });
-    Event {
-        kind: e.type_.clone(),
-        reason: e.reason.clone().unwrap_or_default(),
-        message: e.note.clone().unwrap_or_default(),
-        source: match (&controller, &host) {
-            (Some(c), Some(h)) => Some(format!("{c}, {h}")),
-            (Some(c), None) => Some(c.clone()),
-            (None, h) => h.clone(),
-        },
-        source_host: host,
-        count: e
-            .series
-            .as_ref()
-            .map(|s| s.count)
-            .or(e.deprecated_count)
-            .and_then(|c| u32::try_from(c).ok()),
-        age: e.event_time.as_ref().map(|t| t.0.to_string()),
-        object: e.regarding.as_ref().map(|r| ObjectRef {
-            kind: r.kind.clone(),
-            namespace: r.namespace.clone(),
-            name: r.name.clone(),
-            uid: r.uid.clone(),
-        }),
-        origin: Origin::EventsV1,
-    }
+    crate::parse::objects::from_events_v1(e)
 }
 
 /// The kubeconfig as kubectl finds it: `--kubeconfig`, else every existing file listed in

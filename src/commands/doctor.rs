@@ -223,6 +223,8 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         node_os: args.node_os.clone(),
         invocation: global.invocation.clone(),
+        // Live: ages are measured from now; saved files: from their newest event.
+        now: cluster.as_ref().map(|_| super::now_secs()),
     };
     let mut report = diagnose::diagnose(&case, &opts);
     // RBD holders: read from Ceph (local CLIs) and judged, when a finding is about them.
@@ -280,6 +282,7 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
     }
     let opts = Options {
         invocation: global.invocation.clone(),
+        now: Some(super::now_secs()),
         ..Options::default()
     };
     let reports: Vec<Report> = cases.iter().map(|c| diagnose::diagnose(c, &opts)).collect();

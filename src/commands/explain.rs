@@ -14,6 +14,7 @@ pub fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         node_os: args.node_os.clone(),
         invocation: global.invocation.clone(),
+        now: None,
     };
     if args.messages.iter().filter(|m| *m == "-").count() > 1 {
         return Err(Error::Usage("`-` (stdin) can be given only once".into()));

@@ -42,6 +42,14 @@ pub fn exit_for(reports: &[&crate::diagnose::Report]) -> ExitCode {
     }
 }
 
+/// The current time in Unix seconds (ages in live reports are measured from it).
+pub fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
 /// How to lay out text reports for this run.
 pub fn text_style(g: &Global) -> crate::render::text::Style {
     crate::render::text::Style {

@@ -31,6 +31,9 @@ pub struct Options {
     /// How volmnt was invoked (`volmnt`, or `kubectl volmnt` as a plugin): the volmnt commands
     /// a report suggests say it the same way.
     pub invocation: String,
+    /// The time to measure ages from (Unix seconds): now, for a live read. Without it (saved
+    /// files) events show their own timestamps and how long they repeated.
+    pub now: Option<i64>,
 }
 
 impl Default for Options {
@@ -38,6 +41,7 @@ impl Default for Options {
         Options {
             node_os: None,
             invocation: "volmnt".into(),
+            now: None,
         }
     }
 }
@@ -190,7 +194,7 @@ fn log_line_matters(severity: Option<char>, message: &str) -> bool {
 
 /// The messages of a case worth classifying, duplicates merged. An event a cluster serves
 /// through both event APIs is one event: counted once, not twice.
-pub fn messages_of(case: &Case) -> Vec<Msg> {
+pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
     // Normalised text → index in `out`: merging stays linear on a big log.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -242,7 +246,7 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
                 label,
                 source: e.origin.label().to_string(),
                 object: Some(object),
-                time: e.age.clone(),
+                time: event_age(e, now).or_else(|| e.age.clone()),
                 text: e.message.clone(),
                 origin: e.origin,
                 count: e.count.unwrap_or(1),
@@ -321,7 +325,8 @@ pub fn messages_of(case: &Case) -> Vec<Msg> {
 
 /// Diagnose one pod (or whatever the case holds).
 pub fn diagnose(case: &Case, opts: &Options) -> Report {
-    let msgs = messages_of(case);
+    let now = opts.now;
+    let msgs = messages_of(case, now);
     // Without a pod object, the events still say which pod they are about.
     let named;
     let case = match (case.pod_display_name(), pod_named_by(case, &msgs)) {
@@ -367,7 +372,8 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     rules::apply_all(case, &hints, &mut accs);
     fold_symptoms(&mut accs);
     fold_consequences(&mut accs);
-    let subject = subject_of(case);
+    let mut subject = subject_of(case);
+    subject.stuck_for = stuck_for(case, now);
     let live = safety::Live::of(case);
     let pod_live = case.pod.as_ref().is_some_and(safety::is_live);
     let denied_required: Vec<crate::model::Denied> = case
@@ -455,6 +461,89 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         notes,
         inputs: case.inputs.clone(),
     }
+}
+
+/// A duration as kubectl prints ages (k8s.io/apimachinery/pkg/util/duration HumanDuration):
+/// `45s`, `8m45s`, `18m`, `5h12m`, `2d3h`.
+pub fn human_age(secs: i64) -> String {
+    if secs < -1 {
+        return "<invalid>".into();
+    }
+    let s = secs.max(0);
+    if s < 120 {
+        return format!("{s}s");
+    }
+    let minutes = s / 60;
+    if minutes < 10 {
+        return match s % 60 {
+            0 => format!("{minutes}m"),
+            r => format!("{minutes}m{r}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = s / 3600;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+/// An event's age as `kubectl describe` prints it: `8m45s (x5 over 18m)`. Without a `now`
+/// (saved files), its timestamp as written and how long it repeated: `2026-11-21T10:02:01Z (x5
+/// over 18m)`.
+fn event_age(e: &Event, now: Option<i64>) -> Option<String> {
+    let last = e.last_seen?;
+    let repeated = |age: String, since: i64| match (e.count, e.first_seen) {
+        (Some(n), Some(first)) if n > 1 => {
+            format!("{age} (x{n} over {})", human_age(since - first))
+        }
+        _ => age,
+    };
+    Some(match now {
+        Some(now) => repeated(human_age(now - last), now),
+        None => repeated(e.age.clone()?, last),
+    })
+}
+
+/// How long the pod has waited: since it was scheduled, else since it was created.
+fn stuck_for(case: &Case, now: Option<i64>) -> Option<String> {
+    let now = now?;
+    let pod = case.pod.as_ref()?;
+    let status = pod.status.as_ref()?;
+    if safety::is_live(pod) {
+        return None;
+    }
+    let since = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodScheduled" && c.status == "True")
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0.as_second())
+        .or_else(|| {
+            pod.metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.0.as_second())
+        })?;
+    Some(human_age(now - since))
 }
 
 /// A finding that does not name a cause: only symptoms, nothing recognised, or everything
@@ -1048,4 +1137,67 @@ pub fn clip(s: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        // k8s.io/apimachinery/pkg/util/duration HumanDuration.
+        for (secs, want) in [
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (525, "8m45s"),
+            (600, "10m"),
+            (1080, "18m"),
+            (3 * 3600 + 120, "3h2m"),
+            (8 * 3600, "8h"),
+            (50 * 3600, "2d2h"),
+            (10 * 86400, "10d"),
+            (3 * 365 * 86400, "3y"),
+        ] {
+            assert_eq!(human_age(secs), want, "{secs}");
+        }
+    }
+
+    fn ev(origin: Origin, count: u32) -> Event {
+        Event {
+            kind: Some("Warning".into()),
+            reason: "FailedMount".into(),
+            message: r#"MountVolume.SetUp failed for volume "v" : secret "s" not found"#.into(),
+            count: Some(count),
+            age: Some("2026-11-21T10:02:01Z".into()),
+            first_seen: Some(1_000),
+            last_seen: Some(1_000 + 18 * 60),
+            object: Some(crate::model::ObjectRef {
+                kind: Some("Pod".into()),
+                name: Some("p".into()),
+                namespace: Some("ns".into()),
+                uid: None,
+            }),
+            origin,
+            ..Event::default()
+        }
+    }
+
+    #[test]
+    fn one_event_seen_through_both_event_apis_counts_once() {
+        let case = Case {
+            events: vec![ev(Origin::CoreV1, 5), ev(Origin::EventsV1, 5)],
+            ..Case::default()
+        };
+        let msgs = messages_of(&case, Some(1_000 + 18 * 60 + 525));
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0].count, 5, "not 10: it is one event");
+        assert_eq!(msgs[0].time.as_deref(), Some("8m45s (x5 over 26m)"));
+        // Saved files: the event's own timestamp, and how long it repeated.
+        let msgs = messages_of(&case, None);
+        assert_eq!(
+            msgs[0].time.as_deref(),
+            Some("2026-11-21T10:02:01Z (x5 over 18m)")
+        );
+    }
 }

@@ -709,6 +709,8 @@ fn build_event(
         source_host: cells.source_host.clone(),
         count,
         age: cells.age.clone(),
+        first_seen: None,
+        last_seen: None,
         object,
         origin,
     }

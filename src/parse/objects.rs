@@ -408,88 +408,172 @@ struct EventFields {
     count: Option<i64>,
 }
 
+/// Where a core/v1 event keeps its last and first sighting, best first.
+const CORE_LAST: &[&[&str]] = &[
+    &["lastTimestamp"],
+    &["series", "lastObservedTime"],
+    &["eventTime"],
+    &["firstTimestamp"],
+    &["metadata", "creationTimestamp"],
+];
+const CORE_FIRST: &[&[&str]] = &[
+    &["firstTimestamp"],
+    &["eventTime"],
+    &["lastTimestamp"],
+    &["metadata", "creationTimestamp"],
+];
+/// The same for events.k8s.io/v1 (the latest observation first, as for lastTimestamp).
+const V1_LAST: &[&[&str]] = &[
+    &["series", "lastObservedTime"],
+    &["deprecatedLastTimestamp"],
+    &["eventTime"],
+    &["deprecatedFirstTimestamp"],
+    &["metadata", "creationTimestamp"],
+];
+const V1_FIRST: &[&[&str]] = &[
+    &["deprecatedFirstTimestamp"],
+    &["eventTime"],
+    &["deprecatedLastTimestamp"],
+    &["metadata", "creationTimestamp"],
+];
+
+/// A core/v1 Event (as the API serves it) in the model; the live collector uses this too.
+pub fn from_core_event(e: &CoreEvent) -> Event {
+    let fields = EventFields {
+        count: e
+            .series
+            .as_ref()
+            .and_then(|s| s.count)
+            .or(e.count)
+            .map(i64::from),
+        type_: e.type_.clone(),
+        reason: e.reason.clone(),
+        message: e.message.clone(),
+        object: Some(object_ref(&e.involved_object)),
+        component: e.source.as_ref().and_then(|s| s.component.clone()),
+        host: e.source.as_ref().and_then(|s| s.host.clone()),
+        reporting_controller: e.reporting_component.clone(),
+        reporting_instance: e.reporting_instance.clone(),
+    };
+    let last = e
+        .last_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or_else(|| {
+            e.series
+                .as_ref()
+                .and_then(|s| s.last_observed_time.as_ref())
+                .map(|t| t.0)
+        })
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or_else(|| e.first_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0));
+    let first = e
+        .first_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or(last);
+    let mut ev = finish_event(fields, last.map(|t| t.to_string()), Origin::CoreV1);
+    ev.last_seen = last.map(|t| t.as_second());
+    ev.first_seen = first.map(|t| t.as_second());
+    ev
+}
+
+/// An events.k8s.io/v1 Event in the model; the live collector uses this too.
+pub fn from_events_v1(e: &EventsV1Event) -> Event {
+    let fields = EventFields {
+        count: e
+            .series
+            .as_ref()
+            .map(|s| s.count)
+            .or(e.deprecated_count)
+            .map(i64::from),
+        type_: e.type_.clone(),
+        reason: e.reason.clone(),
+        message: e.note.clone(),
+        object: e.regarding.as_ref().map(object_ref),
+        component: e
+            .deprecated_source
+            .as_ref()
+            .and_then(|s| s.component.clone()),
+        host: e.deprecated_source.as_ref().and_then(|s| s.host.clone()),
+        reporting_controller: e.reporting_controller.clone(),
+        reporting_instance: e.reporting_instance.clone(),
+    };
+    let last = e
+        .series
+        .as_ref()
+        .map(|s| s.last_observed_time.0)
+        .or_else(|| e.deprecated_last_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or_else(|| e.deprecated_first_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0));
+    let first = e
+        .deprecated_first_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or(last);
+    let mut ev = finish_event(fields, last.map(|t| t.to_string()), Origin::EventsV1);
+    ev.last_seen = last.map(|t| t.as_second());
+    ev.first_seen = first.map(|t| t.as_second());
+    ev
+}
+
 fn core_event(v: &Value) -> Event {
     // Typed first; a hand-written or odd event (bad timestamp, wrong field type) still
     // yields what can be read from the raw value.
-    let fields = match serde_json::from_value::<CoreEvent>(v.clone()) {
-        Ok(e) => EventFields {
-            count: e
-                .series
-                .as_ref()
-                .and_then(|s| s.count)
-                .or(e.count)
-                .map(i64::from),
-            type_: e.type_,
-            reason: e.reason,
-            message: e.message,
-            object: Some(object_ref(&e.involved_object)),
-            component: e.source.as_ref().and_then(|s| s.component.clone()),
-            host: e.source.as_ref().and_then(|s| s.host.clone()),
-            reporting_controller: e.reporting_component,
-            reporting_instance: e.reporting_instance,
-        },
-        Err(_) => loose_fields(
-            v,
-            "involvedObject",
-            "source",
-            "reportingComponent",
-            &["count"],
-        ),
+    let mut ev = match serde_json::from_value::<CoreEvent>(v.clone()) {
+        Ok(e) => from_core_event(&e),
+        Err(_) => {
+            let fields = loose_fields(
+                v,
+                "involvedObject",
+                "source",
+                "reportingComponent",
+                &["count"],
+            );
+            let mut ev = finish_event(fields, first_str(v, CORE_LAST), Origin::CoreV1);
+            ev.last_seen = first_time(v, CORE_LAST);
+            ev.first_seen = first_time(v, CORE_FIRST);
+            ev
+        }
     };
-    let age = first_str(
-        v,
-        &[
-            &["lastTimestamp"],
-            &["series", "lastObservedTime"],
-            &["eventTime"],
-            &["firstTimestamp"],
-            &["metadata", "creationTimestamp"],
-        ],
-    );
-    finish_event(fields, age, Origin::CoreV1)
+    // As written in the input, not re-formatted.
+    ev.age = first_str(v, CORE_LAST);
+    ev
 }
 
 fn events_v1_event(v: &Value) -> Event {
-    let fields = match serde_json::from_value::<EventsV1Event>(v.clone()) {
-        Ok(e) => EventFields {
-            count: e
-                .series
-                .as_ref()
-                .map(|s| s.count)
-                .or(e.deprecated_count)
-                .map(i64::from),
-            type_: e.type_,
-            reason: e.reason,
-            message: e.note,
-            object: e.regarding.as_ref().map(object_ref),
-            component: e
-                .deprecated_source
-                .as_ref()
-                .and_then(|s| s.component.clone()),
-            host: e.deprecated_source.as_ref().and_then(|s| s.host.clone()),
-            reporting_controller: e.reporting_controller,
-            reporting_instance: e.reporting_instance,
-        },
-        Err(_) => loose_fields(
-            v,
-            "regarding",
-            "deprecatedSource",
-            "reportingController",
-            &["deprecatedCount"],
-        ),
+    let mut ev = match serde_json::from_value::<EventsV1Event>(v.clone()) {
+        Ok(e) => from_events_v1(&e),
+        Err(_) => {
+            let fields = loose_fields(
+                v,
+                "regarding",
+                "deprecatedSource",
+                "reportingController",
+                &["deprecatedCount"],
+            );
+            let mut ev = finish_event(fields, first_str(v, V1_LAST), Origin::EventsV1);
+            ev.last_seen = first_time(v, V1_LAST);
+            ev.first_seen = first_time(v, V1_FIRST);
+            ev
+        }
     };
-    // The latest observation first, as for core/v1's lastTimestamp.
-    let age = first_str(
-        v,
-        &[
-            &["series", "lastObservedTime"],
-            &["deprecatedLastTimestamp"],
-            &["eventTime"],
-            &["deprecatedFirstTimestamp"],
-            &["metadata", "creationTimestamp"],
-        ],
-    );
-    finish_event(fields, age, Origin::EventsV1)
+    ev.age = first_str(v, V1_LAST);
+    ev
+}
+
+/// The first of `paths` that holds a valid RFC 3339 time, as Unix seconds.
+fn first_time(v: &Value, paths: &[&[&str]]) -> Option<i64> {
+    paths.iter().find_map(|p| {
+        let s = str_at(v, p)?;
+        s.parse::<k8s_openapi::jiff::Timestamp>()
+            .ok()
+            .map(|t| t.as_second())
+    })
 }
 
 /// Reads an event from the raw value when the typed form refused it; names differ per API.
@@ -555,6 +639,8 @@ fn finish_event(f: EventFields, age: Option<String>, origin: Origin) -> Event {
             .and_then(|c| u32::try_from(c).ok())
             .filter(|c| *c > 0),
         age,
+        first_seen: None,
+        last_seen: None,
         object: f.object.filter(|o| *o != ObjectRef::default()),
         origin,
     }
