@@ -184,3 +184,108 @@ fn ownership_changes_refused() {
         "MountVolume.SetUp failed for volume \"pvc-1\" : applyFSGroup failed for vol pvc-1: chown /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/pvc-1/mount: operation not permitted",
     );
 }
+
+// Wordings read from the sources that print them (util-linux libmount context_mount.c across
+// 2.23..2.42, nfs-utils utils/mount/error.c, cifs-utils mount.cifs.c, the kernel's ext4, xfs,
+// smb and ceph lines, the ceph rbd CLI). Names are made up; the format strings are theirs.
+
+#[test]
+fn util_linux_new_mount_api_wordings() {
+    // 2.40: "%s system call failed: %s" with the kernel's fs_context message; 2.41+: "%s() failed: ".
+    expect(
+        "invalid_mount_option",
+        "mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t ext4 -o dbg /dev/sdb /var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/abc/globalmount\nOutput: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/abc/globalmount: fsconfig system call failed: ext4: Unknown parameter 'dbg'.",
+    );
+    expect(
+        "invalid_mount_option",
+        "Output: mount: /mnt/data: fsconfig() failed: xfs: Unknown parameter 'nobarrier'.",
+    );
+    expect(
+        "device_missing",
+        "Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pd.csi.storage.gke.io/x/globalmount: fsconfig() failed: /dev/sdc: Can't lookup blockdev.",
+    );
+    expect(
+        "block_fs_corrupt_or_unformatted",
+        "Output: mount: /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/pvc-1/mount: cannot mount; probably corrupted filesystem on /dev/nvme2n1.",
+    );
+    expect(
+        "device_missing",
+        "Output: mount: /mnt/x: special device /dev/disk/by-id/scsi-0HC_Volume_123 does not exist.",
+    );
+    expect(
+        "device_busy",
+        "Output: mount: /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/pvc-2/mount: /dev/longhorn/pvc-2 already mounted on /var/lib/kubelet/plugins/kubernetes.io/csi/driver.longhorn.io/x/globalmount.",
+    );
+}
+
+#[test]
+fn mount_nfs_wordings_from_nfs_utils() {
+    expect(
+        "nfs_server_unreachable",
+        "Output: mount to NFS server '10.0.0.9' failed: timed out, giving up",
+    );
+    expect(
+        "nfs_version_unsupported",
+        "Output: mount.nfs: requested NFS version or transport protocol is not supported for /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data",
+    );
+    expect(
+        "nfs_export_missing",
+        "Output: mount.nfs4: mounting nas.example.internal:/exports/gone failed, reason given by server: No such file or directory",
+    );
+    expect(
+        "device_busy",
+        "Output: mount.nfs: /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~nfs/data is busy or already mounted or sharecache fail",
+    );
+}
+
+#[test]
+fn mount_cifs_and_kernel_smb_wordings() {
+    expect(
+        "smb_access_denied",
+        "Output: mount error: Server abruptly closed the connection.\nThis can happen if the server does not support the SMB version you are trying to use.",
+    );
+    expect(
+        "storage_backend_unreachable",
+        "Output: mount error(113): could not connect to 10.0.0.20Unable to find suitable address.",
+    );
+    expect(
+        "smb_access_denied",
+        "CIFS: VFS: cifs_mount failed w/return code = -13",
+    );
+    expect(
+        "fs_helper_missing",
+        "Output: mount error: cifs filesystem not supported by the system",
+    );
+}
+
+#[test]
+fn kernel_filesystem_lines_as_dmesg_prints_them() {
+    expect(
+        "xfs_duplicate_uuid",
+        "XFS (nvme1n1): Filesystem has duplicate UUID 2d3e4f5a-1b2c-4d5e-8f90-a1b2c3d4e5f6 - can't mount",
+    );
+    expect(
+        "block_fs_corrupt_or_unformatted",
+        "EXT4-fs (sdc): VFS: Can't find ext4 filesystem",
+    );
+    expect(
+        "invalid_mount_option",
+        "EXT4-fs (sdc): Unrecognized mount option \"nouuid\" or missing value",
+    );
+    expect(
+        "storage_backend_unreachable",
+        "libceph: mon0 (1)10.0.1.1:6789 socket closed (con state V1_BANNER)",
+    );
+}
+
+#[test]
+fn krbd_feature_mismatch_in_the_cli_and_kernel_wordings() {
+    expect(
+        "rbd_image_features_unsupported",
+        "rbd: sysfs write failed\nRBD image feature set mismatch. You can disable features unsupported by the kernel with \"rbd feature disable kube/csi-vol-1 object-map fast-diff deep-flatten\".\nIn some cases useful info is found in syslog - try \"dmesg | tail\".\nrbd: map failed: (6) No such device or address",
+    );
+    expect(
+        "rbd_image_features_unsupported",
+        "rbd: image csi-vol-1: image uses unsupported features: 0x38",
+    );
+}
