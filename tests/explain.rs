@@ -161,3 +161,32 @@ fn an_unrecognised_failure_still_exits_1_and_quotes_the_message() {
         "{m:#}"
     );
 }
+
+#[test]
+fn exit_status_32_alone_says_what_it_means_and_where_mounts_output_is() {
+    let out = run(&[
+        "explain",
+        "MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1);
+    let r = out.json();
+    let m = &r["messages"][0];
+    assert_eq!(m["status"], "inconclusive", "{m:#}");
+    let f = &m["findings"][0];
+    assert_eq!(f["cause"], "mount_failed");
+    let summary = f["summary"].as_str().unwrap();
+    assert!(summary.contains("mount failure"), "{summary}");
+    assert!(summary.contains("kubelet logs it"), "{summary}");
+    let cmds: Vec<&str> = f["confirm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["command"].as_str())
+        .collect();
+    assert!(
+        cmds.iter().any(|c| c.starts_with("journalctl -u kubelet")),
+        "{cmds:?}"
+    );
+}

@@ -77,7 +77,8 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         let cand = Candidate {
             cause: p.cause,
             confidence: d.confidence,
-            symptom: d.symptom,
+            // A structural family (a cause marked `symptom`) never names a cause by itself.
+            symptom: d.symptom || cat.causes[p.cause].symptom,
             quote,
             at,
         };

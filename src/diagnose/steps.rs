@@ -175,6 +175,9 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         if let Some(d) = &e.device {
             v.insert("device", d.clone());
         }
+        if let Some(st) = e.exit_status {
+            v.insert("exit_status", st.to_string());
+        }
         if let Some(d) = &e.driver {
             v.insert("driver", d.clone());
         }
@@ -586,6 +589,7 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             Some(Ok(c)) => Some(c),
             Some(Err(missing)) => {
                 let mut how = Vec::new();
+                let mut unknown: Vec<String> = Vec::new();
                 for m in &missing {
                     match cat.lookups.get(m.as_str()) {
                         Some(l) => match l.command.as_deref().map(|c| fill_command(c, vars)) {
@@ -596,10 +600,16 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                                 }
                                 how.push(format!("{}, found by the step above", label_of(m)));
                             }
-                            _ => how.push(format!("{}: {}", label_of(m), fill(&l.text, vars))),
+                            _ => unknown.push(label_of(m)),
                         },
-                        None => how.push(label_of(m)),
+                        None => unknown.push(label_of(m)),
                     }
+                }
+                if !unknown.is_empty() {
+                    how.push(format!(
+                        "{}, which the input does not give",
+                        unknown.join(" and ")
+                    ));
                 }
                 text.push_str(&format!(" [needs {}]", how.join("; ")));
                 None
