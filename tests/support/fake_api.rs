@@ -221,6 +221,9 @@ pub struct Options {
     /// A fake kubelet: runs pods pinned to its nodes and serves exec (None: pods stay Pending and
     /// exec answers 404 like the other unsupported subresources).
     pub kubelet: Option<FakeKubelet>,
+    /// How often a watch that asked for `allowWatchBookmarks=true` gets a BOOKMARK with the
+    /// current resourceVersion (the apiserver's watch cache sends one about every minute).
+    pub bookmark_interval: Duration,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -314,6 +317,7 @@ impl Default for Options {
             events_v1: true,
             user: None,
             kubelet: None,
+            bookmark_interval: Duration::from_secs(60),
         }
     }
 }
@@ -471,6 +475,40 @@ impl FakeApi {
         state.rv += 1;
         state.compacted = state.rv;
         state.log.clear();
+    }
+
+    /// Ends every open watch stream, as an apiserver restart does; clients re-watch from the
+    /// last resourceVersion they saw (which, after `compact()`, is answered with 410 Gone).
+    pub fn close_watches(&self) {
+        self.shared.watch_gen.send_modify(|g| *g += 1);
+    }
+
+    /// Watch streams open right now.
+    pub fn open_watches(&self) -> usize {
+        self.shared.open_watches.load(Ordering::SeqCst)
+    }
+
+    /// Deletes an object as a controller would (DELETED to watchers); false when absent.
+    pub fn remove(&self, kind: &str, namespace: Option<&str>, name: &str) -> bool {
+        let mut state = self.shared.state();
+        let Some(def) = state.def_by_kind_or_resource(kind) else {
+            return false;
+        };
+        let key = store_key(
+            &def,
+            if def.namespaced {
+                namespace.unwrap_or("default")
+            } else {
+                ""
+            },
+            name,
+        );
+        if !state.objects.contains_key(&key) {
+            return false;
+        }
+        let ev = state.commit("DELETED", key, None);
+        let _ = self.shared.events.send(ev);
+        true
     }
 
     pub fn set_latency(&self, latency: Duration) {
@@ -781,6 +819,28 @@ fn builtin_defs() -> Vec<ResDef> {
             st,
         ),
         def(
+            "apps",
+            "v1",
+            "daemonsets",
+            "daemonset",
+            "DaemonSet",
+            true,
+            &["ds"],
+            VERBS_ALL,
+            &[("status", "DaemonSet", VERBS_STATUS)],
+        ),
+        def(
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            "lease",
+            "Lease",
+            true,
+            &[],
+            VERBS_ALL,
+            st,
+        ),
+        def(
             "events.k8s.io",
             "v1",
             "events",
@@ -879,6 +939,9 @@ struct WatchEvent {
     typ: &'static str,
     key: Key,
     obj: Value,
+    /// The object before this change (MODIFIED), so a watch with a selector can tell an object
+    /// that stopped matching (sent as DELETED) from one that started to (sent as ADDED).
+    prev: Option<Value>,
 }
 
 struct State {
@@ -1005,10 +1068,11 @@ impl State {
     fn commit(&mut self, typ: &'static str, key: Key, obj: Option<Value>) -> WatchEvent {
         self.rv += 1;
         let rv = self.rv;
+        let mut prev = None;
         let obj = match obj {
             Some(mut o) => {
                 set_rv(&mut o, rv);
-                self.objects.insert(key.clone(), o.clone());
+                prev = self.objects.insert(key.clone(), o.clone());
                 o
             }
             None => {
@@ -1018,7 +1082,13 @@ impl State {
                 o
             }
         };
-        let ev = WatchEvent { rv, typ, key, obj };
+        let ev = WatchEvent {
+            rv,
+            typ,
+            key,
+            obj,
+            prev,
+        };
         self.log.push(ev.clone());
         if self.log.len() > MAX_LOG {
             let drop = self.log.len() - MAX_LOG;
@@ -1045,6 +1115,9 @@ struct Shared {
     addr: SocketAddr,
     seq: AtomicU64,
     exec_sessions: Mutex<Vec<ExecSession>>,
+    /// Bumped by `close_watches`: every open watch stream ends.
+    watch_gen: tokio::sync::watch::Sender<u64>,
+    open_watches: Arc<AtomicUsize>,
 }
 
 impl Shared {
@@ -1123,7 +1196,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         state.objects.insert(key, obj);
     }
     state.compacted = state.rv;
-    let (events, _) = broadcast::channel(1024);
+    let (events, _) = broadcast::channel(16_384);
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
         opts: Mutex::new(opts),
@@ -1134,6 +1207,8 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         addr,
         seq: AtomicU64::new(0),
         exec_sessions: Mutex::new(Vec::new()),
+        watch_gen: tokio::sync::watch::channel(0).0,
+        open_watches: Arc::new(AtomicUsize::new(0)),
     });
     (listener, shared)
 }
@@ -1736,6 +1811,7 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         .map(Duration::from_secs)
         .unwrap_or(Duration::from_secs(1800));
     let send_initial = call.q("sendInitialEvents") == Some("true");
+    let bookmarks = call.q("allowWatchBookmarks") == Some("true");
     let from_rv = call
         .q("resourceVersion")
         .filter(|s| !s.is_empty() && *s != "0")
@@ -1747,13 +1823,16 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     };
     let mut initial: Vec<Value> = Vec::new();
     let rx;
+    let mut last_rv;
     {
         let state = shared.state();
         // Subscribe under the lock so no change between the snapshot and the stream is lost.
         rx = shared.events.subscribe();
+        last_rv = state.rv;
         match from_rv {
             Some(rv) if !send_initial => {
                 if rv < state.compacted {
+                    // etcd3 watcher: "too old resource version: %d (%d)", as a 410 ERROR event.
                     let st = status_value(
                         410,
                         "Expired",
@@ -1774,26 +1853,24 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
                     initial.push(json!({ "type": "ADDED", "object": v }));
                 }
                 if send_initial {
-                    initial.push(json!({
-                        "type": "BOOKMARK",
-                        "object": {
-                            "kind": def.kind,
-                            "apiVersion": def.api_version(),
-                            "metadata": {
-                                "resourceVersion": state.rv.to_string(),
-                                "annotations": { "k8s.io/initial-events-end": "true" },
-                            },
-                        },
-                    }));
+                    initial.push(bookmark(def, state.rv, true));
                 }
             }
         }
     }
     let expired = initial.first().is_some_and(|l| l["type"] == "ERROR");
-    let (tx, body_rx) = mpsc::channel::<Bytes>(64);
+    let (tx, body_rx) = mpsc::channel::<Bytes>(256);
     let def = def.clone();
     let mut rx = rx;
+    let mut closed = shared.watch_gen.subscribe();
+    closed.borrow_and_update();
+    let every = shared
+        .opts()
+        .bookmark_interval
+        .max(Duration::from_millis(10));
+    let open = OpenWatch::new(shared);
     tokio::spawn(async move {
+        let _open = open;
         for line in initial {
             if tx.send(ndjson(&line)).await.is_err() {
                 return;
@@ -1804,19 +1881,31 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         }
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         loop {
             tokio::select! {
                 _ = &mut deadline => return,
                 _ = tx.closed() => return,
+                _ = closed.changed() => return,
+                _ = tick.tick(), if bookmarks => {
+                    if tx.send(ndjson(&bookmark(&def, last_rv, false))).await.is_err() {
+                        return;
+                    }
+                }
                 ev = rx.recv() => match ev {
                     Ok(ev) => {
+                        last_rv = ev.rv;
                         if let Some(line) = watch_line(&def, &ns_filter, &sel, &ev) {
                             if tx.send(ndjson(&line)).await.is_err() {
                                 return;
                             }
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    // A watcher that cannot keep up is closed, as the apiserver's cacher does
+                    // ("Forcing watcher close due to unresponsiveness"); the client re-watches
+                    // from the last resourceVersion it saw. Dropping events silently would be
+                    // a lie no real server tells.
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
             }
@@ -1829,6 +1918,38 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     Ok(resp)
 }
 
+/// Counts a watch stream while it is open.
+struct OpenWatch(Arc<AtomicUsize>);
+
+impl OpenWatch {
+    fn new(shared: &Shared) -> OpenWatch {
+        shared.open_watches.fetch_add(1, Ordering::SeqCst);
+        OpenWatch(shared.open_watches.clone())
+    }
+}
+
+impl Drop for OpenWatch {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A BOOKMARK watch event: only kind, apiVersion and metadata.resourceVersion, as the apiserver
+/// sends it; `initial_end` marks the end of `sendInitialEvents` (KEP-3157).
+fn bookmark(def: &ResDef, rv: u64, initial_end: bool) -> Value {
+    let mut meta = json!({ "resourceVersion": rv.to_string() });
+    if initial_end {
+        meta["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
+    }
+    json!({
+        "type": "BOOKMARK",
+        "object": { "kind": def.kind, "apiVersion": def.api_version(), "metadata": meta },
+    })
+}
+
+/// One change as a watch with these filters sees it. With a selector, the apiserver's cacher
+/// turns a change that makes an object stop matching into DELETED, and one that makes it start
+/// matching into ADDED (k8s.io/apiserver/pkg/storage/cacher, cacheWatcher.convertToWatchEvent).
 fn watch_line(
     def: &ResDef,
     ns_filter: &Option<String>,
@@ -1844,10 +1965,20 @@ fn watch_line(
         }
     }
     let v = view(def, &ev.obj);
-    if !sel.matches(def, &v) {
-        return None;
-    }
-    Some(json!({ "type": ev.typ, "object": v }))
+    let now = sel.matches(def, &v);
+    let before = match (&ev.prev, ev.typ) {
+        (Some(p), "MODIFIED") => sel.matches(def, &view(def, p)),
+        (_, "MODIFIED") => true,
+        _ => now,
+    };
+    let typ = match (ev.typ, before, now) {
+        ("MODIFIED", true, true) => "MODIFIED",
+        ("MODIFIED", false, true) => "ADDED",
+        ("MODIFIED", true, false) => "DELETED",
+        (t, _, true) if t != "MODIFIED" => t,
+        _ => return None,
+    };
+    Some(json!({ "type": typ, "object": v }))
 }
 
 fn ndjson(v: &Value) -> Bytes {
@@ -2006,6 +2137,7 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         ));
     }
     let mut stored = to_store(def, obj);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         set_rv(&mut stored, state.rv);
         return Ok(json_response(201, &view(def, &stored)));
@@ -2013,6 +2145,99 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let ev = state.commit("ADDED", key, Some(stored));
     let _ = shared.events.send(ev.clone());
     Ok(json_response(201, &view(def, &ev.obj)))
+}
+
+/// The apiserver's checks on every Event written through core/v1 (kubernetes
+/// pkg/apis/core/validation/events.go, legacyValidateEvent): without `eventTime`, the Event's
+/// namespace must be its involvedObject's; with `eventTime`, reportingComponent,
+/// reportingInstance (at most 128 characters), action and reason are required and the message
+/// is at most 1024 characters. 422 Invalid otherwise, worded like apierrors.NewInvalid.
+fn validate_event(def: &ResDef, ev: &Value) -> Result<(), Response<Body>> {
+    if !(def.store_group().is_empty() && def.resource == "events") {
+        return Ok(());
+    }
+    let s = |p: &str| ev.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let ns = s("/metadata/namespace");
+    let obj_ns = s("/involvedObject/namespace");
+    let mut errs: Vec<(String, String, String)> = Vec::new();
+    let invalid = |field: &str, value: &str, why: &str| {
+        (
+            field.to_string(),
+            format!("Invalid value: {}: {why}", go_quote(value)),
+            "FieldValueInvalid".to_string(),
+        )
+    };
+    let required = |field: &str| {
+        (
+            field.to_string(),
+            "Required value".to_string(),
+            "FieldValueRequired".to_string(),
+        )
+    };
+    if ev.get("eventTime").is_none_or(Value::is_null) {
+        let ok = if obj_ns.is_empty() {
+            ns.is_empty() || ns == "default"
+        } else {
+            ns == obj_ns
+        };
+        if !ok {
+            errs.push(invalid(
+                "involvedObject.namespace",
+                obj_ns,
+                "does not match event.namespace",
+            ));
+        }
+    } else {
+        if obj_ns.is_empty() && ns != "default" && ns != "kube-system" {
+            errs.push(invalid(
+                "involvedObject.namespace",
+                obj_ns,
+                "does not match event.namespace",
+            ));
+        }
+        if s("/reportingComponent").is_empty() {
+            errs.push(required("reportingController"));
+        }
+        let instance = s("/reportingInstance");
+        if instance.is_empty() {
+            errs.push(required("reportingInstance"));
+        } else if instance.len() > 128 {
+            errs.push(invalid(
+                "reportingInstance",
+                "",
+                "can have at most 128 characters",
+            ));
+        }
+        if s("/action").is_empty() {
+            errs.push(required("action"));
+        }
+        if s("/reason").is_empty() {
+            errs.push(required("reason"));
+        }
+        if s("/message").len() > 1024 {
+            errs.push(invalid("message", "", "can have at most 1024 characters"));
+        }
+    }
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let name = s("/metadata/name");
+    let list: Vec<String> = errs.iter().map(|(f, m, _)| format!("{f}: {m}")).collect();
+    let message = if list.len() == 1 {
+        format!("Event {} is invalid: {}", go_quote(name), list[0])
+    } else {
+        format!("Event {} is invalid: [{}]", go_quote(name), list.join(", "))
+    };
+    let causes: Vec<Value> = errs
+        .iter()
+        .map(|(f, m, r)| json!({ "reason": r, "message": m, "field": f }))
+        .collect();
+    Err(status(
+        422,
+        "Invalid",
+        &message,
+        Some(json!({ "name": name, "kind": "Event", "causes": causes })),
+    ))
 }
 
 fn url_ns_if(def: &ResDef, ns: &str) -> String {
@@ -2113,6 +2338,7 @@ fn update(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let old_view = view(def, &old);
     keep_server_fields(&old_view, &mut obj);
     let stored = to_store(def, obj);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }
@@ -2206,6 +2432,7 @@ fn patch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     }
     keep_server_fields(&base, &mut new);
     let stored = to_store(def, new);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }
