@@ -19,3 +19,4 @@ mod output;
 mod rbac;
 mod rbd;
 mod safety;
+mod watch;

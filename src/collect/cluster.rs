@@ -46,7 +46,48 @@ pub struct Cluster {
     pub target: String,
     timeout: Duration,
     requests: Arc<AtomicUsize>,
+    /// Requests by API verb (get, list, watch, create, update, patch, delete).
+    by_verb: Arc<[AtomicUsize; VERBS.len()]>,
     denied: Arc<Mutex<Vec<Denied>>>,
+}
+
+/// The verbs requests are counted by (the apiserver's names for them).
+const VERBS: [&str; 8] = [
+    "get", "list", "watch", "create", "update", "patch", "delete", "other",
+];
+
+/// The apiserver's verb for a request (k8s.io/apiserver RequestInfoFactory): GET with
+/// `watch=true` is watch, GET of a named object get, of a collection list; POST create, PUT
+/// update, PATCH patch, DELETE delete.
+fn verb_of(method: &http::Method, uri: &http::Uri) -> usize {
+    let segs: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
+    let rest: &[&str] = match segs.first() {
+        Some(&"api") if segs.len() >= 3 => &segs[2..],
+        Some(&"apis") if segs.len() >= 4 => &segs[3..],
+        _ => &[],
+    };
+    let named = if rest.first() == Some(&"namespaces") && rest.len() >= 3 {
+        rest.len() >= 4
+    } else {
+        rest.len() >= 2
+    };
+    let watch = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"));
+    let v = match *method {
+        http::Method::GET if watch => "watch",
+        http::Method::GET if named || rest.is_empty() => "get",
+        http::Method::GET => "list",
+        http::Method::POST => "create",
+        http::Method::PUT => "update",
+        http::Method::PATCH => "patch",
+        http::Method::DELETE => "delete",
+        _ => "other",
+    };
+    VERBS
+        .iter()
+        .position(|x| *x == v)
+        .unwrap_or(VERBS.len() - 1)
 }
 
 /// What a read gave: the object, a confirmed absence, or a refusal (already recorded).
@@ -128,9 +169,13 @@ impl Cluster {
         let target = format!("{context_label} at {}", config.cluster_url);
         let requests = Arc::new(AtomicUsize::new(0));
         let counter = requests.clone();
+        let by_verb: Arc<[AtomicUsize; VERBS.len()]> =
+            Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
+        let verbs = by_verb.clone();
         let layer =
             tower::util::MapRequestLayer::new(move |r: http::Request<kube::client::Body>| {
                 counter.fetch_add(1, Ordering::Relaxed);
+                verbs[verb_of(r.method(), r.uri())].fetch_add(1, Ordering::Relaxed);
                 r
             });
         let client = kube::client::ClientBuilder::try_from(config)
@@ -143,6 +188,7 @@ impl Cluster {
             target,
             timeout: o.request_timeout,
             requests,
+            by_verb,
             denied: Arc::new(Mutex::new(Vec::new())),
         })
     }
@@ -150,6 +196,16 @@ impl Cluster {
     /// How many HTTP requests were sent so far (`-v` prints it).
     pub fn request_count(&self) -> usize {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Requests sent so far by verb (only verbs used), for `volmnt watch`'s metrics.
+    pub fn requests_by_verb(&self) -> Vec<(String, u64)> {
+        VERBS
+            .iter()
+            .zip(self.by_verb.iter())
+            .map(|(v, n)| (v.to_string(), n.load(Ordering::Relaxed) as u64))
+            .filter(|(_, n)| *n > 0)
+            .collect()
     }
 
     /// Reads refused so far, sorted (requests finish in any order; reports must not).
@@ -1237,6 +1293,45 @@ impl Cluster {
             }
         }
         Ok(Fetch::Got(out))
+    }
+}
+
+#[cfg(test)]
+mod verb_tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_counted_by_the_apiservers_verb() {
+        let v = |m: http::Method, u: &str| VERBS[verb_of(&m, &u.parse().unwrap())];
+        assert_eq!(v(http::Method::GET, "/api/v1/namespaces/a/pods"), "list");
+        assert_eq!(v(http::Method::GET, "/api/v1/namespaces/a/pods/p"), "get");
+        assert_eq!(
+            v(
+                http::Method::GET,
+                "/api/v1/pods?watch=true&resourceVersion=5"
+            ),
+            "watch"
+        );
+        assert_eq!(v(http::Method::GET, "/api/v1/nodes/n1"), "get");
+        assert_eq!(
+            v(
+                http::Method::GET,
+                "/apis/storage.k8s.io/v1/csidrivers?limit=500"
+            ),
+            "list"
+        );
+        assert_eq!(
+            v(
+                http::Method::PUT,
+                "/apis/coordination.k8s.io/v1/namespaces/v/leases/l"
+            ),
+            "update"
+        );
+        assert_eq!(
+            v(http::Method::PATCH, "/api/v1/namespaces/a/events/e"),
+            "patch"
+        );
+        assert_eq!(v(http::Method::GET, "/version"), "get");
     }
 }
 

@@ -1884,9 +1884,11 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         loop {
             tokio::select! {
+                // An apiserver restart ends the stream before anything committed after it.
+                biased;
+                _ = closed.changed() => return,
                 _ = &mut deadline => return,
                 _ = tx.closed() => return,
-                _ = closed.changed() => return,
                 _ = tick.tick(), if bookmarks => {
                     if tx.send(ndjson(&bookmark(&def, last_rv, false))).await.is_err() {
                         return;
