@@ -1748,23 +1748,53 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         }
         start = Some(key);
     }
-    let selected = select(&state, call, def, &sel);
-    let mut items: Vec<(String, Value)> = selected
-        .into_iter()
-        .filter(|(k, _, _)| start.as_ref().is_none_or(|s| k.as_str() >= s.as_str()))
-        .map(|(k, _, v)| (k, v))
+    // Keys first (cheap), objects only for the page: a list of 50,000 pods in pages of 500
+    // must not copy every object for every page.
+    let ns_filter = if def.namespaced {
+        call.info.namespace.clone()
+    } else {
+        None
+    };
+    let all_ns = def.namespaced && ns_filter.is_none();
+    let mut keys: Vec<(String, &Key)> = state
+        .objects
+        .keys()
+        .filter(|k| k.0 == def.store_group() && k.1 == def.resource)
+        .filter(|k| ns_filter.as_ref().is_none_or(|ns| &k.2 == ns))
+        .map(|k| (list_key(all_ns, k), k))
+        .filter(|(lk, _)| start.as_ref().is_none_or(|s| lk.as_str() >= s.as_str()))
         .collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut items: Vec<(String, Value)> = Vec::new();
+    let mut more = 0usize;
+    for (lk, k) in &keys {
+        if limit > 0 && items.len() >= limit as usize {
+            if !sel.is_empty() {
+                // Only whether one more matches matters (no remainingItemCount when filtered).
+                let v = view(def, &state.objects[*k]);
+                if sel.matches(def, &v) {
+                    more = 1;
+                    break;
+                }
+                continue;
+            }
+            more += 1;
+            continue;
+        }
+        let v = view(def, &state.objects[*k]);
+        if sel.matches(def, &v) {
+            items.push((lk.clone(), v));
+        }
+    }
     let mut extra = Map::new();
-    if limit > 0 && items.len() > limit as usize {
-        let remaining = items.len() - limit as usize;
-        items.truncate(limit as usize);
+    if more > 0 {
         let last = &items.last().expect("limit > 0").0;
         extra.insert(
             "continue".into(),
             json!(encode_continue(&format!("{last}\u{0}"), list_rv as i64)),
         );
         if sel.is_empty() {
-            extra.insert("remainingItemCount".into(), json!(remaining));
+            extra.insert("remainingItemCount".into(), json!(more));
         }
     }
     let items = items.into_iter().map(|(_, v)| v).collect();
