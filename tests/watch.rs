@@ -578,3 +578,24 @@ fn namespaces_and_label_selectors_limit_what_is_watched() {
     });
     let _ = &c.dir;
 }
+
+#[test]
+fn quiet_watches_outlive_the_request_timeout() {
+    // A watch is silent between changes; --request-timeout bounds requests, not watches.
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut args = FAST.to_vec();
+    args.extend(["--event-refresh", "100ms", "--request-timeout", "1s"]);
+    let w = c.watch(&args);
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    let fm = failed_mounts(&c.api, POD_A);
+    kubelet_repeats(&c.api, &fm[0]);
+    wait_until("the Event's count goes up", Duration::from_secs(10), || {
+        c.diagnoses_of(POD_A)
+            .first()
+            .is_some_and(|e| e["count"] == 2)
+    });
+    assert!(!w.log().contains("watch stream failed"), "{}", w.log());
+}

@@ -34,6 +34,11 @@ pub struct ConnectOptions {
     pub context: Option<String>,
     pub namespace: Option<String>,
     pub request_timeout: Duration,
+    /// Long-lived watches (volmnt watch): no read timeout on the connection, since a watch is
+    /// quiet for minutes between changes; kube's watcher ends a stream that stays silent past
+    /// its server-side timeout (290 s) plus a margin, and every other request is still bounded
+    /// by `request_timeout` (`timed`).
+    pub long_lived: bool,
 }
 
 /// A connected client with what volmnt tracks about its use.
@@ -158,7 +163,11 @@ impl Cluster {
             }
         };
         config.connect_timeout = Some(o.request_timeout);
-        config.read_timeout = Some(o.request_timeout);
+        config.read_timeout = if o.long_lived {
+            None
+        } else {
+            Some(o.request_timeout)
+        };
         config.write_timeout = Some(o.request_timeout);
         // A retry on 429/503 would multiply the time the user waits past --request-timeout.
         config.default_retry = false;

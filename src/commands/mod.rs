@@ -87,5 +87,6 @@ pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectO
         context: g.conn.context.clone(),
         namespace,
         request_timeout: g.conn.request_timeout,
+        long_lived: false,
     }
 }

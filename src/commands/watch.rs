@@ -62,11 +62,9 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
     let log = logger(global.output);
     let rt = super::runtime()?;
     rt.block_on(async {
-        let cluster = Cluster::connect(&super::connect_options(
-            global,
-            args.namespace.first().cloned(),
-        ))
-        .await?;
+        let mut conn = super::connect_options(global, args.namespace.first().cloned());
+        conn.long_lived = true;
+        let cluster = Cluster::connect(&conn).await?;
         let namespaces = if args.all_namespaces {
             None
         } else if args.namespace.is_empty() {
@@ -157,7 +155,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
             tokio::select! {
                 updates = collector.next() => {
                     let leader = leadership.is_leader();
-                    handle(updates, &sink, &metrics, leader, args.concurrency as usize, &log).await;
+                    handle(updates, &sink, &metrics, leader, args.concurrency as usize, global.conn.request_timeout, &log).await;
                     refresh(&metrics, &collector, &cluster);
                 }
                 became = leadership.changed() => {
@@ -196,6 +194,7 @@ async fn handle(
     metrics: &Metrics,
     leader: bool,
     concurrency: usize,
+    request_timeout: Duration,
     log: &Arc<dyn Fn(String) + Send + Sync>,
 ) {
     futures::stream::iter(updates)
@@ -226,7 +225,17 @@ async fn handle(
                         name: key.1.clone(),
                         uid,
                     };
-                    let outcome = sink.record(&pod, &report, leader).await;
+                    // Up to three requests (create, get, patch), each bounded like any other.
+                    let outcome = tokio::time::timeout(
+                        request_timeout * 3,
+                        sink.record(&pod, &report, leader),
+                    )
+                    .await
+                    .unwrap_or_else(|_| {
+                        Outcome::Failed(format!(
+                            "no answer within {request_timeout:?} (--request-timeout)"
+                        ))
+                    });
                     let at = format!("{}/{}", key.0, key.1);
                     match &outcome {
                         Outcome::Created { name } => {
