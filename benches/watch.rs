@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fake_api::{rfc3339_secs, start_in_background, FakeApi, FakeCluster, Options};
-use serde_json::{json, Value};
+use serde_json::json;
 
 const NAMESPACES: usize = 20;
 
