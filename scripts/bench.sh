@@ -102,6 +102,9 @@ LIVE_SIZES=${VOLMNT_BENCH_LIVE_SIZES:-1000,5000,10000,10000:200}
 step "live: cargo bench --bench live (latency ${VOLMNT_BENCH_LATENCY_MS:-50} ms, clusters $LIVE_SIZES)"
 VOLMNT_BENCH_LIVE_SIZES=$LIVE_SIZES cargo bench --bench live
 
+step "watch: cargo bench --bench watch (${VOLMNT_BENCH_WATCH:-50000:500:2000} pods:stuck:nodes)"
+cargo bench --bench watch
+
 # x.y from an integer ratio scaled by 10
 dec() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
 e2e_mibs=$(dec $((log_bytes * 10000 / (median_ms * 1048576))))
@@ -153,3 +156,7 @@ done
 row "live: RSS growth, cluster and stuck pods grow" "$(get live_ns_rss_growth | tail -1)" "$(getu live_ns_rss_growth | tail -1)"
 row "live: RSS growth, only the cluster grows" "$(get live_ns_rss_growth_fixed_stuck | tail -1)" "$(getu live_ns_rss_growth_fixed_stuck | tail -1)"
 row "node check --all, 20 nodes: wall" "$(get node_check_20_wall_ms)" "ms (slowest node $(get node_check_20_max_ms) ms, sum of nodes $(get node_check_20_sum_ms) ms)"
+row "watch: 50,000 pods / 500 stuck / 2,000 nodes, cache synced" "$(get watch_synced_s)" "s"
+row "  steady-state VmRSS of volmnt watch" "$(get watch_rss_mib)" "MiB (peak $(get watch_hwm_mib) MiB)"
+row "  FailedMount -> VolumeDiagnosis Event, median" "$(get watch_latency_median_ms)" "ms"
+row "  API requests once synced" "$(get watch_requests_per_min)" "per minute"

@@ -240,23 +240,35 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
             // Event times have whole seconds: let the first run's Event be older than
             // --event-refresh, so the second run updates it.
             std::thread::sleep(std::time::Duration::from_millis(1100 * round));
-            let mut child = cmd()
-                .args([
-                    "watch",
-                    "-A",
-                    "--min-age",
-                    "1s",
-                    "--listen",
-                    "127.0.0.1:0",
-                    "--event-refresh",
-                    "100ms",
-                ])
-                .arg("--kubeconfig")
-                .arg(&kubeconfig)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .expect("start volmnt watch");
+            /// Stops the controller on every path, a failed assertion included.
+            struct Stop(std::process::Child);
+            impl Drop for Stop {
+                fn drop(&mut self) {
+                    let _ = std::process::Command::new("kill")
+                        .args(["-TERM", &self.0.id().to_string()])
+                        .status();
+                    let _ = self.0.wait();
+                }
+            }
+            let _child = Stop(
+                cmd()
+                    .args([
+                        "watch",
+                        "-A",
+                        "--min-age",
+                        "1s",
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--event-refresh",
+                        "100ms",
+                    ])
+                    .arg("--kubeconfig")
+                    .arg(&kubeconfig)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("start volmnt watch"),
+            );
             let start = std::time::Instant::now();
             let want = if round == 0 { "create" } else { "patch" };
             while !api
@@ -270,10 +282,6 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 );
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
-            let _ = std::process::Command::new("kill")
-                .args(["-TERM", &child.id().to_string()])
-                .status();
-            let _ = child.wait();
         }
         for r in api.requests() {
             if r.resource.is_empty() {
