@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Diagnose a stuck pod')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight')
             [CompletionResult]::new('rbd', 'rbd', [CompletionResultType]::ParameterValue, 'Find who holds an RBD image (locks and watchers) and release it only when provably stale')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -335,6 +336,40 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         'volmnt;rbd;help;help' {
             break
         }
+        'volmnt;watch' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)')
+            [CompletionResult]::new('--min-age', '--min-age', [CompletionResultType]::ParameterName, 'A pod counts as stuck once it is this old (e.g. 2m, 30s)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address for /metrics, /healthz and /readyz')
+            [CompletionResult]::new('--event-refresh', '--event-refresh', [CompletionResultType]::ParameterName, 'An unchanged diagnosis bumps its Event''s count and lastTimestamp at most this often')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Diagnose every stuck pod again this often, even if nothing changed')
+            [CompletionResult]::new('--leader-elect', '--leader-elect', [CompletionResultType]::ParameterName, 'Take part in leader election (only the leader writes); false for a single replica')
+            [CompletionResult]::new('--lease-namespace', '--lease-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Lease (default: $POD_NAMESPACE, else the context''s namespace)')
+            [CompletionResult]::new('--lease-name', '--lease-name', [CompletionResultType]::ParameterName, 'Name of the Lease')
+            [CompletionResult]::new('--lease-duration', '--lease-duration', [CompletionResultType]::ParameterName, 'How long a leader''s claim lasts without renewal')
+            [CompletionResult]::new('--renew-deadline', '--renew-deadline', [CompletionResultType]::ParameterName, 'A leader that could not renew for this long stops writing (less than --lease-duration)')
+            [CompletionResult]::new('--retry-period', '--retry-period', [CompletionResultType]::ParameterName, 'How often the Lease is renewed, or tried')
+            [CompletionResult]::new('--identity', '--identity', [CompletionResultType]::ParameterName, 'This replica''s name in the Lease (default: $POD_NAME, else the host name, with the pid)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Event writes at the same time')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Log what would be written; write nothing (no Events, no Lease)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'volmnt;completions' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
@@ -355,6 +390,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Diagnose a stuck pod')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight')
             [CompletionResult]::new('rbd', 'rbd', [CompletionResultType]::ParameterValue, 'Find who holds an RBD image (locks and watchers) and release it only when provably stale')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -393,6 +429,9 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;help;rbd;unlock' {
+            break
+        }
+        'volmnt;help;watch' {
             break
         }
         'volmnt;help;completions' {

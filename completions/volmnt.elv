@@ -34,6 +34,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand doctor 'Diagnose a stuck pod'
             cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
             cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+            cand watch 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -308,6 +309,39 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;rbd;help;help'= {
         }
+        &'volmnt;watch'= {
+            cand -n 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)'
+            cand --namespace 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)'
+            cand -l 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)'
+            cand --selector 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)'
+            cand --min-age 'A pod counts as stuck once it is this old (e.g. 2m, 30s)'
+            cand --listen 'Address for /metrics, /healthz and /readyz'
+            cand --event-refresh 'An unchanged diagnosis bumps its Event''s count and lastTimestamp at most this often'
+            cand --resync 'Diagnose every stuck pod again this often, even if nothing changed'
+            cand --leader-elect 'Take part in leader election (only the leader writes); false for a single replica'
+            cand --lease-namespace 'Namespace of the Lease (default: $POD_NAMESPACE, else the context''s namespace)'
+            cand --lease-name 'Name of the Lease'
+            cand --lease-duration 'How long a leader''s claim lasts without renewal'
+            cand --renew-deadline 'A leader that could not renew for this long stops writing (less than --lease-duration)'
+            cand --retry-period 'How often the Lease is renewed, or tried'
+            cand --identity 'This replica''s name in the Lease (default: $POD_NAME, else the host name, with the pid)'
+            cand --concurrency 'Event writes at the same time'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -A 'Every namespace'
+            cand --all-namespaces 'Every namespace'
+            cand --dry-run 'Log what would be written; write nothing (no Events, no Lease)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'volmnt;completions'= {
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
@@ -327,6 +361,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand doctor 'Diagnose a stuck pod'
             cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
             cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+            cand watch 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -355,6 +390,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;rbd;status'= {
         }
         &'volmnt;help;rbd;unlock'= {
+        }
+        &'volmnt;help;watch'= {
         }
         &'volmnt;help;completions'= {
         }
