@@ -15,6 +15,7 @@ mod fake_api;
 mod fleet;
 mod live;
 mod node_check;
+mod node_daemonset;
 mod node_probe;
 mod output;
 mod rbac;

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{parse_duration, Global};
 use crate::collect::cluster::{Access, Cluster, Fetch};
+use crate::collect::node::daemonset;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::node::ssh::{self, SshOptions};
 use crate::collect::node::ProbeRun;
@@ -84,6 +85,10 @@ pub struct NodeCheckArgs {
     /// Probe over SSH with the system ssh client
     #[arg(long, conflicts_with = "local")]
     pub ssh: bool,
+    /// Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the
+    /// nodes (`daemonset`: one create, every node's pod started at once; for fleets)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = Via::Pod, conflicts_with_all = ["ssh", "local"])]
+    pub via: Via,
     /// Probe this machine
     #[arg(long, conflicts_with_all = ["all", "nodes"])]
     pub local: bool,
@@ -120,6 +125,15 @@ pub struct NodeCheckArgs {
     /// Progress on stderr: auto = when stderr is a terminal
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
+}
+
+/// How `--exec` reaches the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Via {
+    /// A probe pod per node, created and deleted one by one.
+    Pod,
+    /// One DaemonSet: a probe pod on every node, deleted with it.
+    Daemonset,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -374,8 +388,16 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let rt = super::runtime()?;
     let started = Instant::now();
     let pods = ProbePods::default();
+    let dsets = daemonset::ProbeDaemonSets::default();
     let cluster_slot: Arc<Mutex<Option<Cluster>>> = Arc::new(Mutex::new(None));
-    let work = check_all(a, g, transport, pods.clone(), cluster_slot.clone());
+    let work = check_all(
+        a,
+        g,
+        transport,
+        pods.clone(),
+        dsets.clone(),
+        cluster_slot.clone(),
+    );
     let outcome = rt.block_on(async {
         tokio::select! {
             r = work => Ok(r),
@@ -396,6 +418,14 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
         ));
         for f in &failed {
             eprintln!("volmnt: could not delete probe pod {f}; `volmnt node gc` removes it");
+        }
+        let failed = rt.block_on(daemonset::cleanup(
+            &cluster.client(),
+            &dsets,
+            g.conn.request_timeout,
+        ));
+        for f in &failed {
+            eprintln!("volmnt: could not delete probe DaemonSet {f}; `volmnt node gc` removes it");
         }
     }
     let result = match outcome {
@@ -459,6 +489,7 @@ async fn check_all(
     g: &Global,
     transport: Transport,
     pods: ProbePods,
+    dsets: daemonset::ProbeDaemonSets,
     cluster_slot: Arc<Mutex<Option<Cluster>>>,
 ) -> CheckResult {
     let needs_cluster = transport == Transport::Exec || a.all || a.label;
@@ -548,6 +579,13 @@ async fn check_all(
         request_timeout: g.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
     });
+    if transport == Transport::Exec && a.via == Via::Daemonset {
+        let client = cluster.as_ref().expect("connected for --exec").client();
+        let o = exec_opts.expect("exec options");
+        return via_daemonset(a, &client, targets, &o, &dsets, g.conn.request_timeout)
+            .await
+            .map(|checked| (checked, if a.label { cluster } else { None }));
+    }
     if transport == Transport::Exec {
         let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
         if let Some(o) = &exec_opts {
@@ -643,6 +681,69 @@ async fn check_all(
     Ok((checked, if a.label { cluster } else { None }))
 }
 
+/// `--via daemonset`: every node's probe pod from one DaemonSet (collect::node::daemonset).
+async fn via_daemonset(
+    a: &NodeCheckArgs,
+    client: &kube::Client,
+    targets: Vec<Target>,
+    o: &ExecOptions,
+    dsets: &daemonset::ProbeDaemonSets,
+    request_timeout: Duration,
+) -> Result<Vec<Checked>> {
+    let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
+    if !a.all {
+        for n in &names {
+            if !exec::node_exists(client, n, request_timeout).await? {
+                return Err(Error::Usage(format!(
+                    "node {n:?} does not exist in the cluster (`kubectl get nodes` lists them)"
+                )));
+            }
+        }
+    }
+    let run_names = daemonset::names();
+    eprintln!("{}", daemonset::announcement(o, &run_names.0, names.len()));
+    let progress = ProgressLine::new(a.progress, targets.len());
+    let runs = daemonset::run_all(
+        client,
+        run_names,
+        &names,
+        !a.all,
+        o,
+        dsets,
+        a.timeout,
+        usize::from(a.concurrency),
+        |n, ok| progress.finish(n, ok),
+    )
+    .await;
+    progress.clear();
+    let runs = runs?;
+    let mut by_node: std::collections::HashMap<String, daemonset::NodeRun> =
+        runs.into_iter().map(|r| (r.node.clone(), r)).collect();
+    let pairs: Vec<(Target, daemonset::NodeRun)> = targets
+        .into_iter()
+        .filter_map(|t| by_node.remove(&t.address).map(|r| (t, r)))
+        .collect();
+    let mut checked: Vec<Checked> = futures::stream::iter(pairs)
+        .map(|(t, r)| async move {
+            let pods_on_node = match &r.run {
+                Ok(_) => pod_uids_on(client, &t.address, request_timeout).await,
+                Err(_) => None,
+            };
+            Checked {
+                target: t,
+                elapsed: r.elapsed,
+                run: r.run,
+                pods_on_node,
+                exec: true,
+            }
+        })
+        .buffer_unordered(usize::from(a.concurrency))
+        .collect()
+        .await;
+    checked.sort_by_key(|c| c.target.display());
+    Ok(checked)
+}
+
 /// UIDs of the pods on `node` (any namespace), so the analysis can tell a pod's leftover mount
 /// from a live one. `None` when the API does not say (then the pod directories are used).
 async fn pod_uids_on(client: &kube::Client, node: &str, timeout: Duration) -> Option<Vec<String>> {
@@ -713,22 +814,36 @@ pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
     let deleted = rt.block_on(async {
         let cluster = Cluster::connect(&super::connect_options(g, a.namespace.clone())).await?;
         let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
-        exec::gc(
+        // DaemonSets first: deleting them takes their pods along.
+        let dsets = daemonset::gc(
             &cluster.client(),
             ns.as_deref(),
             a.min_age,
             g.conn.request_timeout,
         )
-        .await
+        .await?;
+        let pods = exec::gc(
+            &cluster.client(),
+            ns.as_deref(),
+            a.min_age,
+            g.conn.request_timeout,
+        )
+        .await?;
+        Ok::<_, Error>((pods, dsets))
     })?;
+    let (deleted, deleted_ds) = deleted;
+    let doc = serde_json::json!({ "deleted": deleted, "deleted_daemonsets": deleted_ds });
     let out = match g.output {
-        Format::Json => crate::render::json::to_json(&serde_json::json!({ "deleted": deleted })),
-        Format::Yaml => crate::render::json::to_yaml(&serde_json::json!({ "deleted": deleted })),
+        Format::Json => crate::render::json::to_json(&doc),
+        Format::Yaml => crate::render::json::to_yaml(&doc),
         Format::Junit => Err(crate::render::JUNIT_ONLY.to_string()),
-        Format::Text if deleted.is_empty() => Ok("no probe pods to delete\n".to_string()),
-        Format::Text => Ok(deleted
+        Format::Text if deleted.is_empty() && deleted_ds.is_empty() => {
+            Ok("no probe pods or DaemonSets to delete\n".to_string())
+        }
+        Format::Text => Ok(deleted_ds
             .iter()
-            .map(|p| format!("deleted pod {p}\n"))
+            .map(|d| format!("deleted DaemonSet {d} (and its pods)\n"))
+            .chain(deleted.iter().map(|p| format!("deleted pod {p}\n")))
             .collect()),
     }
     .map_err(Error::Output)?;

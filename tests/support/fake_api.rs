@@ -1496,11 +1496,28 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
                     }
                 }
             }
+            if def.group == "apps" && def.resource == "daemonsets" && !call.dry_run() {
+                if let Ok(resp) = &r {
+                    if resp.status() == 201 {
+                        daemonset_controller(shared, call);
+                    }
+                }
+            }
             r
         }
         "update" => update(shared, call, &def),
         "patch" => patch(shared, call, &def),
-        "delete" => delete(shared, call, &def),
+        "delete" => {
+            let r = delete(shared, call, &def);
+            if !call.dry_run() {
+                if let Ok(resp) = &r {
+                    if resp.status() == 200 {
+                        garbage_collect(shared, call);
+                    }
+                }
+            }
+            r
+        }
         "deletecollection" => delete_collection(shared, call, &def),
         _ => Err(status(
             405,
@@ -3711,10 +3728,16 @@ fn update_pod(
 /// After a pod is created: if it is pinned to a live node of the fake kubelet, mark it Running
 /// after `start_delay`, and Failed (DeadlineExceeded) after its `activeDeadlineSeconds`.
 fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
-    let Some(kubelet) = shared.opts().kubelet else {
+    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
         return;
     };
-    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
+    let ns = call.info.namespace.clone().unwrap_or_default();
+    kubelet_start_pod(shared, &ns, &body);
+}
+
+/// The fake kubelet takes a pod bound to one of its nodes (`spec.nodeName`).
+fn kubelet_start_pod(shared: &Arc<Shared>, ns: &str, body: &Value) {
+    let Some(kubelet) = shared.opts().kubelet else {
         return;
     };
     let Some(node) = body.pointer("/spec/nodeName").and_then(Value::as_str) else {
@@ -3724,7 +3747,7 @@ fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
         Some(n) if !n.dead => {}
         _ => return,
     }
-    let ns = call.info.namespace.clone().unwrap_or_default();
+    let ns = ns.to_string();
     let Some(name) = body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -3789,6 +3812,195 @@ fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
             });
         }
     });
+}
+
+/// The DaemonSet controller (pkg/controller/daemon), simplified: when a DaemonSet is created,
+/// one pod per eligible node, at once, named `<ds>-<5 random>`, owned by the DaemonSet
+/// (`ownerReferences`, controller), labelled as its template. Eligible: the template's
+/// `nodeSelector` matches the node's labels, its required node affinity's `matchFields` on
+/// `metadata.name` (what the real controller itself adds to each pod) includes the node, and
+/// every NoSchedule/NoExecute taint of the node is tolerated. The real controller sets that
+/// affinity and leaves the binding to the scheduler; here the pod gets `spec.nodeName` directly
+/// (the fake has no scheduler), and the fake kubelet starts it if it runs that node. The
+/// DaemonSet's status counts the pods scheduled. Rolling updates are not simulated.
+fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
+    let ns = call.info.namespace.clone().unwrap_or_default();
+    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
+        return;
+    };
+    let Some(name) = body.pointer("/metadata/name").and_then(Value::as_str) else {
+        return;
+    };
+    let ds_key: Key = (
+        "apps".into(),
+        "daemonsets".into(),
+        ns.clone(),
+        name.to_string(),
+    );
+    let (ds, nodes) = {
+        let state = shared.state();
+        let Some(ds) = state.objects.get(&ds_key).cloned() else {
+            return;
+        };
+        let nodes: Vec<Value> = state
+            .objects
+            .iter()
+            .filter(|(k, _)| k.0.is_empty() && k.1 == "nodes")
+            .map(|(_, v)| v.clone())
+            .collect();
+        (ds, nodes)
+    };
+    let template = ds.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tspec = template.get("spec").cloned().unwrap_or(json!({}));
+    let empty = Map::new();
+    let selector = tspec
+        .get("nodeSelector")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let allowed_names: Option<Vec<String>> = tspec
+        .pointer("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .and_then(Value::as_array)
+        .map(|terms| {
+            terms
+                .iter()
+                .flat_map(|t| t.get("matchFields").and_then(Value::as_array).cloned().unwrap_or_default())
+                .filter(|f| f["key"] == "metadata.name" && f["operator"] == "In")
+                .flat_map(|f| f["values"].as_array().cloned().unwrap_or_default())
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        });
+    let tolerations: Vec<Value> = tspec
+        .get("tolerations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let tolerates = |taint: &Value| {
+        tolerations.iter().any(|t| {
+            let key_ok = t
+                .get("key")
+                .and_then(Value::as_str)
+                .is_none_or(|k| k.is_empty() || Some(k) == taint["key"].as_str());
+            let effect_ok = t
+                .get("effect")
+                .and_then(Value::as_str)
+                .is_none_or(|e| e.is_empty() || Some(e) == taint["effect"].as_str());
+            let op = t.get("operator").and_then(Value::as_str).unwrap_or("Equal");
+            let value_ok = op == "Exists" || t.get("value") == taint.get("value");
+            key_ok && effect_ok && value_ok
+        })
+    };
+    let ds_uid = ds.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
+    let mut scheduled = 0;
+    for node in nodes {
+        let node_name = node
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let labels = node
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            continue;
+        }
+        if allowed_names
+            .as_ref()
+            .is_some_and(|names| !names.contains(&node_name))
+        {
+            continue;
+        }
+        let taints = node
+            .pointer("/spec/taints")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if taints
+            .iter()
+            .filter(|t| matches!(t["effect"].as_str(), Some("NoSchedule" | "NoExecute")))
+            .any(|t| !tolerates(t))
+        {
+            continue;
+        }
+        let pod_name = format!("{name}-{}", random_suffix(&shared.new_uid()));
+        let mut meta = template.get("metadata").cloned().unwrap_or(json!({}));
+        meta["name"] = json!(pod_name);
+        meta["namespace"] = json!(ns);
+        meta["uid"] = json!(shared.new_uid());
+        meta["creationTimestamp"] = json!(rfc3339(SystemTime::now()));
+        meta["ownerReferences"] = json!([{
+            "apiVersion": "apps/v1", "kind": "DaemonSet", "name": name, "uid": ds_uid,
+            "controller": true, "blockOwnerDeletion": true,
+        }]);
+        let mut spec = tspec.clone();
+        spec["nodeName"] = json!(node_name);
+        let mut pod = json!({ "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec });
+        default_pod(&mut pod);
+        {
+            let mut state = shared.state();
+            let key = pod_key(&ns, &pod_name);
+            let ev = state.commit("ADDED", key, Some(pod.clone()));
+            let _ = shared.events.send(ev);
+        }
+        scheduled += 1;
+        kubelet_start_pod(shared, &ns, &pod);
+    }
+    let mut state = shared.state();
+    if let Some(mut ds) = state.objects.get(&ds_key).cloned() {
+        ds["status"] = json!({
+            "desiredNumberScheduled": scheduled,
+            "currentNumberScheduled": scheduled,
+            "numberMisscheduled": 0,
+            "numberReady": 0,
+            "observedGeneration": 1,
+        });
+        let ev = state.commit("MODIFIED", ds_key, Some(ds));
+        let _ = shared.events.send(ev);
+    }
+}
+
+/// The garbage collector, simplified: when an object is deleted (without
+/// `propagationPolicy: Orphan`), the objects it owns (`ownerReferences[].uid`) go with it, at
+/// once (the real collector does this in the background, or first with Foreground).
+fn garbage_collect(shared: &Arc<Shared>, call: &Call) {
+    let orphan = serde_json::from_slice::<Value>(call.body)
+        .ok()
+        .is_some_and(|b| b.get("propagationPolicy").and_then(Value::as_str) == Some("Orphan"))
+        || call.q("propagationPolicy") == Some("Orphan");
+    if orphan {
+        return;
+    }
+    let mut state = shared.state();
+    // The deleted object's uid: the last DELETED event of this name.
+    let Some(uid) = state
+        .log
+        .iter()
+        .rev()
+        .find(|e| e.typ == "DELETED" && Some(e.key.3.as_str()) == call.info.name.as_deref())
+        .and_then(|e| {
+            e.obj
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+    else {
+        return;
+    };
+    let owned: Vec<Key> = state
+        .objects
+        .iter()
+        .filter(|(_, o)| {
+            o.pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| refs.iter().any(|r| r["uid"] == uid.as_str()))
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in owned {
+        let ev = state.commit("DELETED", k, None);
+        let _ = shared.events.send(ev);
+    }
 }
 
 /// The environment of an exec'd command: the container's `env` from the pod spec, with values
