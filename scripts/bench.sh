@@ -116,6 +116,9 @@ step "node check --all over 20 fake-exec nodes (4 slow, 1 dead; --timeout 3s)"
 # kubelet runs the probe against fixtures/hosts trees.
 cargo test --test tests node_check_timing_20_nodes -- --ignored --nocapture >&2
 
+step "node check --all --via daemonset over 200 fake nodes (10 dead; --timeout 5s)"
+cargo test --test tests node_check_via_daemonset_timing_200_nodes -- --ignored --nocapture >&2
+
 get() { grep "^$1"$'\t' "$VOLMNT_BENCH_SUMMARY" | cut -f2 || true; }
 
 step "summary ($machine)"
@@ -160,3 +163,4 @@ row "watch: 50,000 pods / 500 stuck / 2,000 nodes, cache synced" "$(get watch_sy
 row "  steady-state VmRSS of volmnt watch" "$(get watch_rss_mib)" "MiB (peak $(get watch_hwm_mib) MiB)"
 row "  FailedMount -> VolumeDiagnosis Event, median" "$(get watch_latency_median_ms)" "ms"
 row "  API requests once synced" "$(get watch_requests_per_min)" "per minute"
+row "node check --all --via daemonset, 200 nodes: wall" "$(get node_check_ds_200_wall_ms)" "ms (slowest node $(get node_check_ds_200_max_ms) ms = the dead ones' timeout; slowest live $(get node_check_ds_200_max_live_ms) ms)"

@@ -197,6 +197,17 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 "-o",
                 "json",
             ],
+            vec![
+                "node",
+                "check",
+                "--all",
+                "--via",
+                "daemonset",
+                "--timeout",
+                "5s",
+                "-o",
+                "json",
+            ],
             vec!["node", "gc"],
         ] {
             let out = c.run(&args);
@@ -309,6 +320,12 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 "volmnt watch no longer sends {needed:?}? {seen:?}"
             );
         }
+    }
+    for verb in ["create", "delete", "list"] {
+        assert!(
+            seen.contains(&("apps".into(), "daemonsets".into(), verb.into())),
+            "node check --via daemonset / node gc no longer sends {verb} daemonsets? {seen:?}"
+        );
     }
     let missing: Vec<_> = seen.iter().filter(|t| !granted.contains(*t)).collect();
     assert!(
