@@ -1,5 +1,7 @@
-# A small static image of volmnt (musl, no libc needed at run time) on distroless/static:
-# CA certificates, /etc/passwd with the nonroot user 65532, nothing else (no shell).
+# A small static image of volmnt (musl, no libc needed at run time) on busybox's musl build:
+# the node probe is a POSIX sh script, and deploy/node-check.yaml runs it inside this image
+# (`volmnt node check --local --root /host`), so the image carries sh and the few tools the
+# probe uses, about 1.5 MB; nothing else (no package manager, no libc).
 # Build: scripts/build-image.sh (docker, podman or buildah), or `docker build -t volmnt:0.1.0 .`
 #
 # The binary is the whole CLI; in a cluster it runs `volmnt watch` (deploy/watch.yaml) or the
@@ -19,8 +21,10 @@ RUN cargo build --release --locked --bin volmnt \
  && ./target/release/volmnt --version \
  && ldd ./target/release/volmnt 2>&1 | grep -qE 'not a dynamic executable|statically linked'
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM docker.io/library/busybox:1.36-musl
 COPY --from=build /src/target/release/volmnt /usr/local/bin/volmnt
+# Non-root by default (deploy/watch.yaml); the node-check DaemonSet runs as uid 0 to read
+# root-owned files of the host, with every capability dropped.
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/volmnt"]
 CMD ["--help"]

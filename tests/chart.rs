@@ -57,6 +57,30 @@ fn plain() -> Vec<Value> {
     docs(&std::fs::read_to_string(format!("{ROOT}/deploy/watch.yaml")).unwrap())
 }
 
+fn plain_with_node_check() -> Vec<Value> {
+    let text = ["watch.yaml", "node-check.yaml"]
+        .iter()
+        .map(|f| std::fs::read_to_string(format!("{ROOT}/deploy/{f}")).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n---\n");
+    docs(&text)
+}
+
+fn assert_same(chart: &[Value], plain: &[Value]) {
+    let keys = |v: &[Value]| v.iter().map(key).collect::<Vec<_>>();
+    assert_eq!(keys(chart), keys(plain));
+    for (c, p) in chart.iter().zip(plain) {
+        assert_eq!(
+            c,
+            p,
+            "{} differs between charts/volmnt and deploy/:\nchart:\n{}\nplain:\n{}",
+            key(c),
+            serde_yaml::to_string(c).unwrap(),
+            serde_yaml::to_string(p).unwrap()
+        );
+    }
+}
+
 fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {
     docs.iter()
         .find(|d| d["kind"] == kind)
@@ -66,19 +90,15 @@ fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {
 #[test]
 fn the_charts_default_output_is_deploy_watch_yaml() {
     let Some(chart) = render(&[]) else { return };
-    let plain = plain();
-    let keys = |v: &[Value]| v.iter().map(key).collect::<Vec<_>>();
-    assert_eq!(keys(&chart), keys(&plain));
-    for (c, p) in chart.iter().zip(&plain) {
-        assert_eq!(
-            c,
-            p,
-            "{} differs between charts/volmnt and deploy/watch.yaml:\nchart:\n{}\nplain:\n{}",
-            key(c),
-            serde_yaml::to_string(c).unwrap(),
-            serde_yaml::to_string(p).unwrap()
-        );
-    }
+    assert_same(&chart, &plain());
+}
+
+#[test]
+fn with_the_node_check_on_the_chart_adds_deploy_node_check_yaml() {
+    let Some(chart) = render(&["nodeCheck.enabled=true"]) else {
+        return;
+    };
+    assert_same(&chart, &plain_with_node_check());
 }
 
 #[test]
@@ -131,6 +151,35 @@ fn chart_values_change_what_they_say() {
     );
     let role = find(&out, "ClusterRole");
     assert!(!serde_yaml::to_string(role).unwrap().contains("secrets"));
+}
+
+#[test]
+fn the_node_check_daemonset_reads_the_host_read_only_and_its_arguments_parse() {
+    let plain = plain_with_node_check();
+    let ds = find(&plain, "DaemonSet");
+    let pod = &ds["spec"]["template"]["spec"];
+    assert_eq!(pod["hostPID"], true);
+    let c = &pod["containers"][0];
+    assert_eq!(c["securityContext"]["privileged"], false);
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], true);
+    assert_eq!(c["volumeMounts"][0]["readOnly"], true);
+    let mut args: Vec<String> = c["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    args.push("--help".into());
+    let out = Command::new(env!("CARGO_BIN_EXE_volmnt"))
+        .args(&args)
+        .env("NODE_NAME", "node-1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

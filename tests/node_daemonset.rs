@@ -379,3 +379,85 @@ fn node_check_via_daemonset_timing_200_nodes() {
         }
     }
 }
+
+#[test]
+fn the_long_running_check_relabels_its_node_every_round_and_stops_on_sigterm() {
+    // What deploy/node-check.yaml's pod runs, on a node tree without the NFS client.
+    let nodes = fleet(2, &[]);
+    let c = start(&nodes, Options::new());
+    let root = host("debian-12-no-nfs");
+    let mut child = c
+        .command(&[
+            "node",
+            "check",
+            "--local",
+            "--root",
+            root.to_str().unwrap(),
+            "--label",
+            "--every",
+            "300ms",
+        ])
+        .env("NODE_NAME", "node-001")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start volmnt");
+    let patches = || {
+        c.api
+            .requests()
+            .iter()
+            .filter(|r| {
+                r.resource == "nodes" && r.verb == "patch" && r.name.as_deref() == Some("node-001")
+            })
+            .count()
+    };
+    let t0 = Instant::now();
+    while patches() < 2 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no second round of labels"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let n = c.api.object("Node", None, "node-001").unwrap();
+    assert_eq!(n["metadata"]["labels"]["volmnt.io/mount.nfs"], "false");
+    // The pods on the node were read, to tell leftover mounts from live ones.
+    assert!(c.api.requests().iter().any(|r| r.resource == "pods"
+        && r.verb == "list"
+        && r.query.contains("spec.nodeName%3Dnode-001")));
+    std::thread::sleep(Duration::from_millis(100));
+    let ok = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok);
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t1.elapsed() < Duration::from_secs(20),
+            "volmnt did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        matches!(status.code(), Some(0) | Some(143)),
+        "{status:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("node-001"),
+        "the report names the node: {stdout}"
+    );
+}
+
+#[test]
+fn label_with_local_needs_the_node_name() {
+    let out = crate::util::run(&["node", "check", "--local", "--label"]);
+    out.assert_input_error("--node-name");
+}

@@ -11,7 +11,11 @@ use crate::util::{cmd, run_cmd, TempDir};
 
 /// (api group, resource[/subresource], verb) triples the roles grant.
 /// The manifests that hold roles: the per-command roles, and volmnt watch's own.
-const ROLE_FILES: &[&str] = &["deploy/rbac.yaml", "deploy/watch.yaml"];
+const ROLE_FILES: &[&str] = &[
+    "deploy/rbac.yaml",
+    "deploy/watch.yaml",
+    "deploy/node-check.yaml",
+];
 
 fn granted() -> BTreeSet<(String, String, String)> {
     let text: String = ROLE_FILES
@@ -178,6 +182,7 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 .join("fixtures/hosts")
                 .join(n)
         };
+        let debian_root = host("debian-12").to_string_lossy().into_owned();
         let c = crate::node_check::ExecCluster::start(
             vec![
                 ("node-a", ExecNode::new(&host("debian-12"))),
@@ -209,6 +214,19 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 "json",
             ],
             vec!["node", "gc"],
+            // One round of deploy/node-check.yaml's DaemonSet pod.
+            vec![
+                "node",
+                "check",
+                "--local",
+                "--root",
+                debian_root.as_str(),
+                "--node-name",
+                "node-a",
+                "--label",
+                "-o",
+                "json",
+            ],
         ] {
             let out = c.run(&args);
             assert!(

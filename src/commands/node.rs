@@ -95,6 +95,17 @@ pub struct NodeCheckArgs {
     /// With --local: read DIR as the node's root file system (e.g. a mounted node image)
     #[arg(long, value_name = "DIR", requires = "local")]
     pub root: Option<PathBuf>,
+    /// With --local --root: /proc is the node's own (a pod with hostPID), so its mount table and
+    /// processes are read live (deploy/node-check.yaml runs this way)
+    #[arg(long, requires = "root")]
+    pub host_proc: bool,
+    /// With --local: the Kubernetes node this machine is (for --label and the report)
+    #[arg(long, value_name = "NAME", env = "NODE_NAME", requires = "local")]
+    pub node_name: Option<String>,
+    /// With --local: check again this often, forever (the long-running DaemonSet of
+    /// deploy/node-check.yaml; stops on SIGTERM)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "local")]
+    pub every: Option<Duration>,
     /// Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes
     #[arg(long = "ssh-option", value_name = "OPTION")]
     pub ssh_option: Vec<String>,
@@ -359,10 +370,20 @@ fn validate(a: &NodeCheckArgs, transport: Transport) -> Result<()> {
             }
         }
     }
-    if a.label && (transport == Transport::Local || (transport == Transport::Ssh && !a.all)) {
+    if a.label
+        && ((transport == Transport::Local && a.node_name.is_none())
+            || (transport == Transport::Ssh && !a.all))
+    {
         return Err(Error::Usage(
-            "--label writes Node labels, so it needs node names: use it with --exec, or with --ssh --all".into(),
+            "--label writes Node labels, so it needs node names: use it with --exec, with --ssh --all, or with --local --node-name NAME".into(),
         ));
+    }
+    if let Some(n) = &a.node_name {
+        if !is_node_name(n) {
+            return Err(Error::Usage(format!(
+                "--node-name {n:?} is not a node name"
+            )));
+        }
     }
     Ok(())
 }
@@ -383,6 +404,32 @@ fn is_node_name(n: &str) -> bool {
 }
 
 pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
+    let Some(every) = a.every else {
+        return run_check_once(a, g);
+    };
+    // The long-running DaemonSet: check, label, print, sleep; a failed round is logged and the
+    // next one tried; SIGTERM between rounds ends it with 0.
+    loop {
+        if let Err(e) = run_check_once(a, g) {
+            if e.exit_code() == ExitCode::Usage {
+                return Err(e);
+            }
+            eprintln!("volmnt: {e}");
+        }
+        let rt = super::runtime()?;
+        let stop = rt.block_on(async {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => false,
+                _ = interrupted() => true,
+            }
+        });
+        if stop {
+            return Ok(ExitCode::Ok);
+        }
+    }
+}
+
+fn run_check_once(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let transport = pick_transport(a)?;
     validate(a, transport)?;
     let rt = super::runtime()?;
@@ -513,7 +560,7 @@ async fn check_all(
 
     let targets: Vec<Target> = match (transport, a.all) {
         (Transport::Local, _) => vec![Target {
-            node: None,
+            node: a.node_name.clone(),
             address: "local".into(),
         }],
         (_, false) => a
@@ -636,7 +683,7 @@ async fn check_all(
                             let o = ssh_opts.expect("ssh options");
                             ssh::run(&o, &t.address, per_node).await
                         }
-                        Transport::Local => analysis::run_local(root, per_node).await,
+                        Transport::Local => analysis::run_local(root, a.host_proc, per_node).await,
                     }
                 };
                 // The transports bound themselves by `per_node`; this is a backstop.
@@ -649,7 +696,7 @@ async fn check_all(
                     ))),
                 };
                 let pods_on_node = match (&client, &t.node, &run) {
-                    (Some(c), Some(n), Ok(_)) if transport == Transport::Exec => {
+                    (Some(c), Some(n), Ok(_)) if transport != Transport::Ssh => {
                         pod_uids_on(c, n, request_timeout).await
                     }
                     _ => None,
@@ -918,9 +965,22 @@ mod analysis {
     }
 
     /// `--local`: the probe here (blocking: it runs on the blocking pool).
-    pub async fn run_local(root: Option<PathBuf>, timeout: Duration) -> Result<ProbeRun> {
+    pub async fn run_local(
+        root: Option<PathBuf>,
+        host_proc: bool,
+        timeout: Duration,
+    ) -> Result<ProbeRun> {
+        use crate::collect::node::local::{self, ProbeEnv};
         tokio::task::spawn_blocking(move || {
-            crate::collect::node::local::run(root.as_deref(), timeout)
+            local::run_env(
+                &ProbeEnv {
+                    live: host_proc.then_some(true),
+                    root,
+                    step_timeout_secs: Some(local::step_timeout_for(timeout)),
+                    ..ProbeEnv::default()
+                },
+                timeout,
+            )
         })
         .await
         .map_err(|e| Error::Unreachable(format!("running the probe: {e}")))?

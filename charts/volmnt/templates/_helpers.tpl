@@ -3,3 +3,9 @@
 app.kubernetes.io/name: volmnt
 app.kubernetes.io/component: watch
 {{- end -}}
+
+{{/* Labels of the node-check DaemonSet (deploy/node-check.yaml's). */}}
+{{- define "volmnt.nodeCheckLabels" -}}
+app.kubernetes.io/name: volmnt
+app.kubernetes.io/component: node-check
+{{- end -}}
