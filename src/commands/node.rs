@@ -31,7 +31,7 @@ pub enum NodeCommand {
     /// Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet
     /// directory's propagation), over SSH, through a short-lived pod, or on this machine
     #[command(after_help = NODE_CHECK_HELP)]
-    Check(NodeCheckArgs),
+    Check(Box<NodeCheckArgs>),
     /// Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)
     #[command(after_help = NODE_GC_HELP)]
     Gc(NodeGcArgs),
