@@ -155,12 +155,15 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;node;check' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the nodes (`daemonset`: one create, every node''s pod started at once; for fleets)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)')
+            [CompletionResult]::new('--node-name', '--node-name', [CompletionResultType]::ParameterName, 'With --local: the Kubernetes node this machine is (for --label and the report)')
+            [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'With --local: check again this often, forever (the long-running DaemonSet of deploy/node-check.yaml; stops on SIGTERM)')
             [CompletionResult]::new('--ssh-option', '--ssh-option', [CompletionResultType]::ParameterName, 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes')
             [CompletionResult]::new('--ssh-user', '--ssh-user', [CompletionResultType]::ParameterName, 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'ssh''s ConnectTimeout')
@@ -181,6 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Probe through a short-lived pod on each node (default when the cluster is reachable)')
             [CompletionResult]::new('--ssh', '--ssh', [CompletionResultType]::ParameterName, 'Probe over SSH with the system ssh client')
             [CompletionResult]::new('--local', '--local', [CompletionResultType]::ParameterName, 'Probe this machine')
+            [CompletionResult]::new('--host-proc', '--host-proc', [CompletionResultType]::ParameterName, 'With --local --root: /proc is the node''s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
@@ -212,7 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         }
         'volmnt;node;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -411,7 +415,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         }
         'volmnt;help;node' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             break
         }
         'volmnt;help;node;check' {

@@ -722,13 +722,25 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__check)
-            opts="-n -o -v -h -V --all --exec --ssh --local --root --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -h -V --all --exec --ssh --via --local --root --host-proc --node-name --every --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --via)
+                    COMPREPLY=($(compgen -W "pod daemonset" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

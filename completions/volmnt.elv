@@ -143,11 +143,14 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;check'= {
+            cand --via 'Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the nodes (`daemonset`: one create, every node''s pod started at once; for fleets)'
             cand --root 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)'
+            cand --node-name 'With --local: the Kubernetes node this machine is (for --label and the report)'
+            cand --every 'With --local: check again this often, forever (the long-running DaemonSet of deploy/node-check.yaml; stops on SIGTERM)'
             cand --ssh-option 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes'
             cand --ssh-user 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)'
             cand --connect-timeout 'ssh''s ConnectTimeout'
@@ -168,6 +171,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --exec 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
             cand --ssh 'Probe over SSH with the system ssh client'
             cand --local 'Probe this machine'
+            cand --host-proc 'With --local --root: /proc is the node''s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)'
             cand --label 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
@@ -197,7 +201,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;node;help'= {
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;help;check'= {
@@ -377,7 +381,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;help;node'= {
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
         }
         &'volmnt;help;node;check'= {
         }

@@ -32,7 +32,7 @@ pub enum NodeCommand {
     /// directory's propagation), over SSH, through a short-lived pod, or on this machine
     #[command(after_help = NODE_CHECK_HELP)]
     Check(Box<NodeCheckArgs>),
-    /// Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)
+    /// Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)
     #[command(after_help = NODE_GC_HELP)]
     Gc(NodeGcArgs),
 }
@@ -44,15 +44,19 @@ Transports (one parser reads what every transport brings back):
            not privileged, tolerating all taints, activeDeadlineSeconds so it ends by itself),
            the probe run through the exec API, the pod deleted on every path (Ctrl-C included).
            volmnt says what it creates before it does. Leftovers: `volmnt node gc`.
+           `--via daemonset`: one short-lived DaemonSet instead (the same pod, started on every
+           node at once by the cluster; for fleets), deleted with its pods on every path.
   --ssh    the system `ssh` (BatchMode, your ~/.ssh/config and agent): NODE is [user@]host or
            ssh://[user@]host[:port]; with --all, each node's InternalIP.
-  --local  this machine (or --root DIR, a node's file tree).
+  --local  this machine (or --root DIR, a node's file tree). With --node-name, --label and
+           --every it is the long-running node check of deploy/node-check.yaml.
 
 Examples:
   volmnt node check node1 node2 --require nfs
   volmnt node check --all --require nfs,rbd -o junit > node-check.xml
   volmnt node check --ssh core@10.0.0.7 --ssh-option IdentityFile=~/.ssh/nodes
   volmnt node check --all --label          # writes volmnt.io/mount.<fs>=true|false labels
+  volmnt node check --all --via daemonset --require nfs   # a whole fleet at once
   volmnt node check --local --require nfs
 
 Exit codes:
@@ -63,9 +67,10 @@ Exit codes:
   130  interrupted (Ctrl-C; 143 for SIGTERM); the probe pods were deleted first";
 
 const NODE_GC_HELP: &str = "\
-Deletes pods labelled volmnt.io/probe=true in the namespace (-n, default the context's) or in
-every namespace (-A). `node check` deletes its pods itself, even on Ctrl-C; gc is for a volmnt
-that was killed outright (the pods' activeDeadlineSeconds stops them anyway).
+Deletes pods and DaemonSets labelled volmnt.io/probe=true in the namespace (-n, default the
+context's) or in every namespace (-A). `node check` deletes them itself, even on Ctrl-C; gc is
+for a volmnt that was killed outright (the pods' activeDeadlineSeconds stops them anyway; a
+DaemonSet has no such field, its pods only sleep).
 
 Exit codes:
   0  done (the pods deleted are listed)
