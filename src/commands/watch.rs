@@ -80,16 +80,16 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
             })?;
         let me = identity(args);
         log(format!(
-            "{} {}, pods stuck for {:?}{}; /metrics /healthz /readyz on http://{bound}{}",
-            cluster.target,
+            "watching {} ({}) for pods stuck on volumes for {} or more{}; /metrics /healthz /readyz on http://{bound}{}",
             match &namespaces {
                 None => "all namespaces".to_string(),
                 Some(v) => format!("namespace(s) {}", v.join(", ")),
             },
-            args.min_age,
+            cluster.target,
+            super::node::human_duration(args.min_age),
             args.selector
                 .as_ref()
-                .map(|s| format!(" matching {s}"))
+                .map(|s| format!(" with labels {s}"))
                 .unwrap_or_default(),
             if args.dry_run {
                 "; DRY RUN: nothing is written"
