@@ -38,7 +38,18 @@
 //!   discovery form (apidiscovery.k8s.io/v2 and v2beta1) when the Accept header asks for it.
 //! - Watch (`?watch=true`): newline-delimited `{"type":..,"object":..}` events, resume from a
 //!   resourceVersion, 410 ERROR event when it is older than the last compaction,
-//!   `sendInitialEvents` with the `k8s.io/initial-events-end` bookmark, `timeoutSeconds`.
+//!   `sendInitialEvents` with the `k8s.io/initial-events-end` bookmark, `timeoutSeconds`,
+//!   periodic BOOKMARKs when `allowWatchBookmarks=true` (`Options::bookmark_interval`), an object
+//!   that stops matching the selector sent as DELETED and one that starts as ADDED (the cacher's
+//!   behaviour), a watcher that falls behind closed rather than silently skipped, and
+//!   `close_watches()` ending every stream as an apiserver restart does.
+//! - Leases (coordination.k8s.io/v1) with compare-and-swap updates (409 on a stale
+//!   resourceVersion); core/v1 Event writes checked as pkg/apis/core/validation/events.go does
+//!   (namespace of the involvedObject; the events.k8s.io fields once eventTime is set).
+//! - DaemonSets (apps/v1) with a small DaemonSet controller (a pod per eligible node: nodeSelector,
+//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; the fake
+//!   binds the pod to its node itself, having no scheduler) and a garbage collector that deletes
+//!   an object's dependents (`ownerReferences`) with it unless `propagationPolicy: Orphan`.
 //!
 //! What is simplified (plainly): no admission (a namespace need not exist; no service-account
 //! injection; only a few pod defaults), deletion is immediate (no graceful deletion, no
