@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Diagnose a stuck pod')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight')
             [CompletionResult]::new('rbd', 'rbd', [CompletionResultType]::ParameterValue, 'Find who holds an RBD image (locks and watchers) and release it only when provably stale')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -154,12 +155,15 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'volmnt;node;check' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the nodes (`daemonset`: one create, every node''s pod started at once; for fleets)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)')
+            [CompletionResult]::new('--node-name', '--node-name', [CompletionResultType]::ParameterName, 'With --local: the Kubernetes node this machine is (for --label and the report)')
+            [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'With --local: check again this often, forever (the long-running DaemonSet of deploy/node-check.yaml; stops on SIGTERM)')
             [CompletionResult]::new('--ssh-option', '--ssh-option', [CompletionResultType]::ParameterName, 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes')
             [CompletionResult]::new('--ssh-user', '--ssh-user', [CompletionResultType]::ParameterName, 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'ssh''s ConnectTimeout')
@@ -180,6 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Probe through a short-lived pod on each node (default when the cluster is reachable)')
             [CompletionResult]::new('--ssh', '--ssh', [CompletionResultType]::ParameterName, 'Probe over SSH with the system ssh client')
             [CompletionResult]::new('--local', '--local', [CompletionResultType]::ParameterName, 'Probe this machine')
+            [CompletionResult]::new('--host-proc', '--host-proc', [CompletionResultType]::ParameterName, 'With --local --root: /proc is the node''s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
@@ -211,7 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         }
         'volmnt;node;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -335,6 +340,40 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         'volmnt;rbd;help;help' {
             break
         }
+        'volmnt;watch' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)')
+            [CompletionResult]::new('--min-age', '--min-age', [CompletionResultType]::ParameterName, 'A pod counts as stuck once it is this old (e.g. 2m, 30s)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address for /metrics, /healthz and /readyz')
+            [CompletionResult]::new('--event-refresh', '--event-refresh', [CompletionResultType]::ParameterName, 'An unchanged diagnosis bumps its Event''s count and lastTimestamp at most this often')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Diagnose every stuck pod again this often, even if nothing changed')
+            [CompletionResult]::new('--leader-elect', '--leader-elect', [CompletionResultType]::ParameterName, 'Take part in leader election (only the leader writes); false for a single replica')
+            [CompletionResult]::new('--lease-namespace', '--lease-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Lease (default: $POD_NAMESPACE, else the context''s namespace)')
+            [CompletionResult]::new('--lease-name', '--lease-name', [CompletionResultType]::ParameterName, 'Name of the Lease')
+            [CompletionResult]::new('--lease-duration', '--lease-duration', [CompletionResultType]::ParameterName, 'How long a leader''s claim lasts without renewal')
+            [CompletionResult]::new('--renew-deadline', '--renew-deadline', [CompletionResultType]::ParameterName, 'A leader that could not renew for this long stops writing (less than --lease-duration)')
+            [CompletionResult]::new('--retry-period', '--retry-period', [CompletionResultType]::ParameterName, 'How often the Lease is renewed, or tried')
+            [CompletionResult]::new('--identity', '--identity', [CompletionResultType]::ParameterName, 'This replica''s name in the Lease (default: $POD_NAME, else the host name, with the pid)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Event writes at the same time')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Log what would be written; write nothing (no Events, no Lease)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'volmnt;completions' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
@@ -355,6 +394,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Diagnose a stuck pod')
             [CompletionResult]::new('node', 'node', [CompletionResultType]::ParameterValue, 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight')
             [CompletionResult]::new('rbd', 'rbd', [CompletionResultType]::ParameterValue, 'Find who holds an RBD image (locks and watchers) and release it only when provably stale')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -375,7 +415,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         }
         'volmnt;help;node' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)')
             break
         }
         'volmnt;help;node;check' {
@@ -393,6 +433,9 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;help;rbd;unlock' {
+            break
+        }
+        'volmnt;help;watch' {
             break
         }
         'volmnt;help;completions' {

@@ -34,6 +34,9 @@ _volmnt() {
             volmnt,rbd)
                 cmd="volmnt__subcmd__rbd"
                 ;;
+            volmnt,watch)
+                cmd="volmnt__subcmd__watch"
+                ;;
             volmnt__subcmd__doctor,help)
                 cmd="volmnt__subcmd__doctor__subcmd__help"
                 ;;
@@ -69,6 +72,9 @@ _volmnt() {
                 ;;
             volmnt__subcmd__help,rbd)
                 cmd="volmnt__subcmd__help__subcmd__rbd"
+                ;;
+            volmnt__subcmd__help,watch)
+                cmd="volmnt__subcmd__help__subcmd__watch"
                 ;;
             volmnt__subcmd__help__subcmd__doctor,namespace)
                 cmd="volmnt__subcmd__help__subcmd__doctor__subcmd__namespace"
@@ -134,7 +140,7 @@ _volmnt() {
 
     case "${cmd}" in
         volmnt)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor node rbd completions help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor node rbd watch completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,7 +488,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__help)
-            opts="explain doctor node rbd completions help"
+            opts="explain doctor node rbd watch completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +669,20 @@ _volmnt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        volmnt__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         volmnt__subcmd__node)
             opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version check gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -702,13 +722,25 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__check)
-            opts="-n -o -v -h -V --all --exec --ssh --local --root --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -h -V --all --exec --ssh --via --local --root --host-proc --node-name --every --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --via)
+                    COMPREPLY=($(compgen -W "pod daemonset" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1097,6 +1129,108 @@ _volmnt() {
                     return 0
                     ;;
                 --ceph-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        volmnt__subcmd__watch)
+            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --min-age --dry-run --listen --event-refresh --resync --leader-elect --lease-namespace --lease-name --lease-duration --renew-deadline --retry-period --identity --concurrency --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-age)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event-refresh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leader-elect)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --lease-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --renew-deadline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-period)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

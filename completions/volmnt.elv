@@ -34,6 +34,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand doctor 'Diagnose a stuck pod'
             cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
             cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+            cand watch 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -142,11 +143,14 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;check'= {
+            cand --via 'Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the nodes (`daemonset`: one create, every node''s pod started at once; for fleets)'
             cand --root 'With --local: read DIR as the node''s root file system (e.g. a mounted node image)'
+            cand --node-name 'With --local: the Kubernetes node this machine is (for --label and the report)'
+            cand --every 'With --local: check again this often, forever (the long-running DaemonSet of deploy/node-check.yaml; stops on SIGTERM)'
             cand --ssh-option 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes'
             cand --ssh-user 'The ssh user for destinations that name none (default: ssh''s, from ~/.ssh/config)'
             cand --connect-timeout 'ssh''s ConnectTimeout'
@@ -167,6 +171,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --exec 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
             cand --ssh 'Probe over SSH with the system ssh client'
             cand --local 'Probe this machine'
+            cand --host-proc 'With --local --root: /proc is the node''s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)'
             cand --label 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
@@ -196,7 +201,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;node;help'= {
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'volmnt;node;help;check'= {
@@ -308,6 +313,39 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;rbd;help;help'= {
         }
+        &'volmnt;watch'= {
+            cand -n 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)'
+            cand --namespace 'Namespaces to watch (repeatable, or comma-separated; default: the context''s)'
+            cand -l 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)'
+            cand --selector 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)'
+            cand --min-age 'A pod counts as stuck once it is this old (e.g. 2m, 30s)'
+            cand --listen 'Address for /metrics, /healthz and /readyz'
+            cand --event-refresh 'An unchanged diagnosis bumps its Event''s count and lastTimestamp at most this often'
+            cand --resync 'Diagnose every stuck pod again this often, even if nothing changed'
+            cand --leader-elect 'Take part in leader election (only the leader writes); false for a single replica'
+            cand --lease-namespace 'Namespace of the Lease (default: $POD_NAMESPACE, else the context''s namespace)'
+            cand --lease-name 'Name of the Lease'
+            cand --lease-duration 'How long a leader''s claim lasts without renewal'
+            cand --renew-deadline 'A leader that could not renew for this long stops writing (less than --lease-duration)'
+            cand --retry-period 'How often the Lease is renewed, or tried'
+            cand --identity 'This replica''s name in the Lease (default: $POD_NAME, else the host name, with the pid)'
+            cand --concurrency 'Event writes at the same time'
+            cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
+            cand --color 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use (default: the current context)'
+            cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand -A 'Every namespace'
+            cand --all-namespaces 'Every namespace'
+            cand --dry-run 'Log what would be written; write nothing (no Events, no Lease)'
+            cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'volmnt;completions'= {
             cand -o 'Output format: a readable report, or one JSON/YAML document on stdout'
             cand --output 'Output format: a readable report, or one JSON/YAML document on stdout'
@@ -327,6 +365,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand doctor 'Diagnose a stuck pod'
             cand node 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
             cand rbd 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+            cand watch 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -342,7 +381,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         }
         &'volmnt;help;node'= {
             cand check 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory''s propagation), over SSH, through a short-lived pod, or on this machine'
-            cand gc 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+            cand gc 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
         }
         &'volmnt;help;node;check'= {
         }
@@ -355,6 +394,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;help;rbd;status'= {
         }
         &'volmnt;help;rbd;unlock'= {
+        }
+        &'volmnt;help;watch'= {
         }
         &'volmnt;help;completions'= {
         }

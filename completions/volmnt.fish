@@ -41,6 +41,7 @@ complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "explain" -d 'Classify
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "doctor" -d 'Diagnose a stuck pod'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "node" -d 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "rbd" -d 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "watch" -d 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l node-os -d 'The node\'s OS (osImage such as "Ubuntu 22.04.4 LTS", or rhel|debian|suse|alpine|immutable), for install commands' -r
@@ -133,9 +134,13 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "gc" -d 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l via -d 'Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the nodes (`daemonset`: one create, every node\'s pod started at once; for fleets)' -r -f -a "pod\t'A probe pod per node, created and deleted one by one'
+daemonset\t'One DaemonSet: a probe pod on every node, deleted with it'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l root -d 'With --local: read DIR as the node\'s root file system (e.g. a mounted node image)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l node-name -d 'With --local: the Kubernetes node this machine is (for --label and the report)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l every -d 'With --local: check again this often, forever (the long-running DaemonSet of deploy/node-check.yaml; stops on SIGTERM)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh-option -d 'Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh-user -d 'The ssh user for destinations that name none (default: ssh\'s, from ~/.ssh/config)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l connect-timeout -d 'ssh\'s ConnectTimeout' -r
@@ -161,6 +166,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l exec -d 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh -d 'Probe over SSH with the system ssh client'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l local -d 'Probe this machine'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l host-proc -d 'With --local --root: /proc is the node\'s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l label -d 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -182,7 +188,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
@@ -271,6 +277,36 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subco
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s n -l namespace -d 'Namespaces to watch (repeatable, or comma-separated; default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s l -l selector -d 'Only pods matching this label selector (e.g. `app=web,tier!=cache`)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l min-age -d 'A pod counts as stuck once it is this old (e.g. 2m, 30s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l listen -d 'Address for /metrics, /healthz and /readyz' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l event-refresh -d 'An unchanged diagnosis bumps its Event\'s count and lastTimestamp at most this often' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l resync -d 'Diagnose every stuck pod again this often, even if nothing changed' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l leader-elect -d 'Take part in leader election (only the leader writes); false for a single replica' -r -f -a "true\t''
+false\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l lease-namespace -d 'Namespace of the Lease (default: $POD_NAMESPACE, else the context\'s namespace)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l lease-name -d 'Name of the Lease' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l lease-duration -d 'How long a leader\'s claim lasts without renewal' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l renew-deadline -d 'A leader that could not renew for this long stops writing (less than --lease-duration)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l retry-period -d 'How often the Lease is renewed, or tried' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l identity -d 'This replica\'s name in the Lease (default: $POD_NAME, else the host name, with the pid)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l concurrency -d 'Event writes at the same time' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s A -l all-namespaces -d 'Every namespace'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l dry-run -d 'Log what would be written; write nothing (no Events, no Lease)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
@@ -284,15 +320,16 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l request-ti
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "node" -d 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "rbd" -d 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "doctor" -d 'Diagnose a stuck pod'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "node" -d 'Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "rbd" -d 'Find who holds an RBD image (locks and watchers) and release it only when provably stale'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "watch" -d 'Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict onto the pod as an Event, export Prometheus metrics'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from doctor" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
-complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "gc" -d 'Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "gc" -d 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and __fish_seen_subcommand_from rbd" -f -a "unlock" -d 'Release an image\'s stale holders (rbd lock rm / ceph osd blocklist add), after confirmation'

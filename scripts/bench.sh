@@ -102,6 +102,9 @@ LIVE_SIZES=${VOLMNT_BENCH_LIVE_SIZES:-1000,5000,10000,10000:200}
 step "live: cargo bench --bench live (latency ${VOLMNT_BENCH_LATENCY_MS:-50} ms, clusters $LIVE_SIZES)"
 VOLMNT_BENCH_LIVE_SIZES=$LIVE_SIZES cargo bench --bench live
 
+step "watch: cargo bench --bench watch (${VOLMNT_BENCH_WATCH:-50000:500:2000} pods:stuck:nodes)"
+cargo bench --bench watch
+
 # x.y from an integer ratio scaled by 10
 dec() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
 e2e_mibs=$(dec $((log_bytes * 10000 / (median_ms * 1048576))))
@@ -112,6 +115,9 @@ step "node check --all over 20 fake-exec nodes (4 slow, 1 dead; --timeout 3s)"
 # An ignored test (it prints figures and asserts only correctness): the fake API server's fake
 # kubelet runs the probe against fixtures/hosts trees.
 cargo test --test tests node_check_timing_20_nodes -- --ignored --nocapture >&2
+
+step "node check --all --via daemonset over 200 fake nodes (10 dead; --timeout 5s)"
+cargo test --test tests node_check_via_daemonset_timing_200_nodes -- --ignored --nocapture >&2
 
 get() { grep "^$1"$'\t' "$VOLMNT_BENCH_SUMMARY" | cut -f2 || true; }
 
@@ -153,3 +159,8 @@ done
 row "live: RSS growth, cluster and stuck pods grow" "$(get live_ns_rss_growth | tail -1)" "$(getu live_ns_rss_growth | tail -1)"
 row "live: RSS growth, only the cluster grows" "$(get live_ns_rss_growth_fixed_stuck | tail -1)" "$(getu live_ns_rss_growth_fixed_stuck | tail -1)"
 row "node check --all, 20 nodes: wall" "$(get node_check_20_wall_ms)" "ms (slowest node $(get node_check_20_max_ms) ms, sum of nodes $(get node_check_20_sum_ms) ms)"
+row "watch: 50,000 pods / 500 stuck / 2,000 nodes, cache synced" "$(get watch_synced_s)" "s"
+row "  steady-state VmRSS of volmnt watch" "$(get watch_rss_mib)" "MiB (peak $(get watch_hwm_mib) MiB)"
+row "  FailedMount -> VolumeDiagnosis Event, median" "$(get watch_latency_median_ms)" "ms"
+row "  API requests once synced" "$(get watch_requests_per_min)" "per minute"
+row "node check --all --via daemonset, 200 nodes: wall" "$(get node_check_ds_200_wall_ms)" "ms (slowest node $(get node_check_ds_200_max_ms) ms = the dead ones' timeout; slowest live $(get node_check_ds_200_max_live_ms) ms)"

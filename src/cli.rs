@@ -96,8 +96,91 @@ pub enum Command {
     /// Find who holds an RBD image (locks and watchers) and release it only when provably stale
     #[command(subcommand)]
     Rbd(crate::commands::rbd::RbdCommand),
+    /// Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict
+    /// onto the pod as an Event, export Prometheus metrics
+    #[command(after_help = WATCH_HELP)]
+    Watch(WatchArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
+}
+
+const WATCH_HELP: &str = "\
+volmnt watch lists and then watches (kube's watchers, with bookmarks) the pods, their events,
+claims, PVs, nodes, CSINodes, VolumeAttachments, CSIDrivers, StorageClasses and ConfigMap/Secret
+names, and diagnoses each pod stuck on volumes for longer than --min-age with the same engine as
+`volmnt doctor`, again whenever its events or volume objects change. The verdict goes onto the
+pod as a Warning Event, reason VolumeDiagnosis (message: cause id, verdict, first fix), one per
+pod and cause, updated (count, lastTimestamp) rather than repeated, and none once the pod runs.
+
+Only the replica that holds the Lease (coordination.k8s.io/v1) writes Events. /metrics (the
+Prometheus text format), /healthz and /readyz are served on --listen. deploy/ and charts/volmnt
+install it in a cluster; deploy/rbac.yaml has the role it needs (volmnt-watch).
+
+Examples:
+  volmnt watch -A --listen 0.0.0.0:8080
+  volmnt watch -n shop -n billing -l tier=db --min-age 5m
+  volmnt watch -A --dry-run            # log what would be written, write nothing
+
+Exit codes:
+  0  stopped by SIGTERM or Ctrl-C (the Lease released first)
+  2  usage error
+  3  the cluster could not be reached, or --listen could not be bound";
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Namespaces to watch (repeatable, or comma-separated; default: the context's)
+    #[arg(
+        short = 'n',
+        long,
+        value_delimiter = ',',
+        conflicts_with = "all_namespaces"
+    )]
+    pub namespace: Vec<String>,
+    /// Every namespace
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only pods matching this label selector (e.g. `app=web,tier!=cache`)
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// A pod counts as stuck once it is this old (e.g. 2m, 30s)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub min_age: std::time::Duration,
+    /// Log what would be written; write nothing (no Events, no Lease)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Address for /metrics, /healthz and /readyz
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// An unchanged diagnosis bumps its Event's count and lastTimestamp at most this often
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub event_refresh: std::time::Duration,
+    /// Diagnose every stuck pod again this often, even if nothing changed
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub resync: std::time::Duration,
+    /// Take part in leader election (only the leader writes); false for a single replica
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub leader_elect: bool,
+    /// Namespace of the Lease (default: $POD_NAMESPACE, else the context's namespace)
+    #[arg(long, value_name = "NS")]
+    pub lease_namespace: Option<String>,
+    /// Name of the Lease
+    #[arg(long, value_name = "NAME", default_value = "volmnt-watch")]
+    pub lease_name: String,
+    /// How long a leader's claim lasts without renewal
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    pub lease_duration: std::time::Duration,
+    /// A leader that could not renew for this long stops writing (less than --lease-duration)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub renew_deadline: std::time::Duration,
+    /// How often the Lease is renewed, or tried
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
+    pub retry_period: std::time::Duration,
+    /// This replica's name in the Lease (default: $POD_NAME, else the host name, with the pid)
+    #[arg(long, value_name = "NAME")]
+    pub identity: Option<String>,
+    /// Event writes at the same time
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub concurrency: u16,
 }
 
 const EXPLAIN_HELP: &str = "\

@@ -12,3 +12,4 @@ pub mod model;
 pub mod parse;
 pub mod redact;
 pub mod render;
+pub mod sink;

@@ -735,7 +735,7 @@ async fn events_v1_can_be_absent() {
     assert_eq!(s.code, 404);
     let groups = client.list_api_groups().await.unwrap();
     let names: Vec<&str> = groups.groups.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(names, ["storage.k8s.io"]);
+    assert_eq!(names, ["apps", "storage.k8s.io", "coordination.k8s.io"]);
     // The core Events are still there.
     let core: Api<Event> = Api::default_namespaced(client);
     assert_eq!(
@@ -772,7 +772,15 @@ async fn discovery_legacy_and_aggregated() {
     }
     let groups = client.list_api_groups().await.unwrap();
     let gnames: Vec<&str> = groups.groups.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(gnames, ["events.k8s.io", "storage.k8s.io"]);
+    assert_eq!(
+        gnames,
+        [
+            "apps",
+            "events.k8s.io",
+            "storage.k8s.io",
+            "coordination.k8s.io"
+        ]
+    );
     let storage = client
         .list_api_group_resources("storage.k8s.io/v1")
         .await
@@ -1041,5 +1049,128 @@ async fn writes_edge_cases() {
             r.status
         ),
         ("namespaces", Some("ops"), Some("ops"), 404)
+    );
+}
+
+#[tokio::test]
+async fn watch_bookmarks_selector_transitions_and_restarts() {
+    let opts = Options {
+        bookmark_interval: Duration::from_millis(100),
+        ..Options::default()
+    };
+    let (api, _dir, client) = start(opts).await;
+    let pods: Api<Pod> = Api::default_namespaced(client.clone());
+    let rv = pods
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    // Bookmarks only when asked for (allowWatchBookmarks=true), with the current revision.
+    let mut wp = WatchParams::default().timeout(5).labels("tier=web");
+    wp.bookmarks = true;
+    let mut stream = pods.watch(&wp, &rv).await.unwrap().boxed();
+    async fn next(
+        s: &mut futures::stream::BoxStream<'static, kube::Result<WatchEvent<Pod>>>,
+    ) -> WatchEvent<Pod> {
+        tokio::time::timeout(Duration::from_secs(5), s.try_next())
+            .await
+            .expect("an event in time")
+            .unwrap()
+            .unwrap()
+    }
+    match next(&mut stream).await {
+        WatchEvent::Bookmark(b) => assert_eq!(b.metadata.resource_version, rv),
+        other => panic!("want a bookmark, got {other:?}"),
+    }
+    // An object that starts matching the selector is ADDED, one that stops is DELETED.
+    api.apply(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": { "name": "web-0", "namespace": "default", "labels": { "tier": "web" } },
+        "spec": { "containers": [] },
+    }));
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        match next(&mut stream).await {
+            WatchEvent::Added(p) => got.push(("ADDED", p.metadata.name.unwrap())),
+            WatchEvent::Deleted(p) => got.push(("DELETED", p.metadata.name.unwrap())),
+            WatchEvent::Bookmark(_) => {
+                if got.is_empty() {
+                    continue;
+                }
+                api.apply(json!({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": { "name": "web-0", "namespace": "default", "labels": { "tier": "db" } },
+                    "spec": { "containers": [] },
+                }));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(
+        got,
+        [
+            ("ADDED", "web-0".to_string()),
+            ("DELETED", "web-0".to_string())
+        ]
+    );
+    // An apiserver restart ends every open watch.
+    assert_eq!(api.open_watches(), 1);
+    api.close_watches();
+    let end = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Ok(Some(_)) = stream.try_next().await {}
+    })
+    .await;
+    assert!(end.is_ok(), "the watch did not end");
+}
+
+#[tokio::test]
+async fn leases_are_compare_and_swap_and_events_are_validated() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let (_api, _dir, client) = start(Options::default()).await;
+    let leases: Api<Lease> = Api::default_namespaced(client.clone());
+    let l: Lease = serde_json::from_value(json!({
+        "metadata": { "name": "volmnt-watch" },
+        "spec": { "holderIdentity": "a", "leaseDurationSeconds": 15, "leaseTransitions": 0 },
+    }))
+    .unwrap();
+    let created = leases.create(&PostParams::default(), &l).await.unwrap();
+    let mut mine = created.clone();
+    mine.spec.as_mut().unwrap().holder_identity = Some("a".into());
+    leases
+        .replace("volmnt-watch", &PostParams::default(), &mine)
+        .await
+        .unwrap();
+    // A second writer with the old resourceVersion loses.
+    let mut theirs = created;
+    theirs.spec.as_mut().unwrap().holder_identity = Some("b".into());
+    let s = api_error(
+        leases
+            .replace("volmnt-watch", &PostParams::default(), &theirs)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(s.code, 409);
+    // An Event whose involvedObject is in another namespace is refused, as by the apiserver.
+    let events: Api<Event> = Api::default_namespaced(client);
+    let ev: Event = serde_json::from_value(json!({
+        "metadata": { "name": "x.1" },
+        "involvedObject": { "kind": "Pod", "name": "x", "namespace": "elsewhere" },
+        "reason": "VolumeDiagnosis", "type": "Warning", "message": "m",
+    }))
+    .unwrap();
+    let s = api_error(
+        events
+            .create(&PostParams::default(), &ev)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(s.code, 422);
+    assert!(
+        s.message
+            .contains("involvedObject.namespace: Invalid value: \"elsewhere\": does not match event.namespace"),
+        "{}",
+        s.message
     );
 }

@@ -510,7 +510,7 @@ fn gc_deletes_only_probe_pods() {
     assert!(c.api.object("Pod", Some("volmnt"), "web-0").is_some());
     assert!(c.probe_pods().is_empty());
     let out = c.run(&["node", "gc"]);
-    assert_eq!(out.stdout, "no probe pods to delete\n");
+    assert_eq!(out.stdout, "no probe pods or DaemonSets to delete\n");
 }
 
 #[test]

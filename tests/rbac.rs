@@ -10,9 +10,22 @@ use crate::support::fake_api::{start_in_background, FakeCluster, Options};
 use crate::util::{cmd, run_cmd, TempDir};
 
 /// (api group, resource[/subresource], verb) triples the roles grant.
+/// The manifests that hold roles: the per-command roles, and volmnt watch's own.
+const ROLE_FILES: &[&str] = &[
+    "deploy/rbac.yaml",
+    "deploy/watch.yaml",
+    "deploy/node-check.yaml",
+];
+
 fn granted() -> BTreeSet<(String, String, String)> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/rbac.yaml"))
-        .expect("deploy/rbac.yaml");
+    let text: String = ROLE_FILES
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(format!("{}/{f}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap_or_else(|e| panic!("{f}: {e}"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n---\n");
     let mut out = BTreeSet::new();
     for doc in serde_yaml::Deserializer::from_str(&text) {
         let v: serde_yaml::Value = serde::Deserialize::deserialize(doc).expect("rbac.yaml parses");
@@ -169,6 +182,7 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 .join("fixtures/hosts")
                 .join(n)
         };
+        let debian_root = host("debian-12").to_string_lossy().into_owned();
         let c = crate::node_check::ExecCluster::start(
             vec![
                 ("node-a", ExecNode::new(&host("debian-12"))),
@@ -188,7 +202,31 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 "-o",
                 "json",
             ],
+            vec![
+                "node",
+                "check",
+                "--all",
+                "--via",
+                "daemonset",
+                "--timeout",
+                "5s",
+                "-o",
+                "json",
+            ],
             vec!["node", "gc"],
+            // One round of deploy/node-check.yaml's DaemonSet pod.
+            vec![
+                "node",
+                "check",
+                "--local",
+                "--root",
+                debian_root.as_str(),
+                "--node-name",
+                "node-a",
+                "--label",
+                "-o",
+                "json",
+            ],
         ] {
             let out = c.run(&args);
             assert!(
@@ -219,6 +257,93 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                 "node check no longer sends {needed:?}? {seen:?}"
             );
         }
+    }
+    // volmnt watch: lists and watches, Event create/patch/get, the Lease; on a fixture cluster
+    // with stuck pods, and again so that a second run finds (and patches) the Events written.
+    {
+        let (api, _thread) =
+            start_in_background(FakeCluster::fixture("nfs-client-missing"), Options::new());
+        let dir = TempDir::new("rbac-watch");
+        let kubeconfig = api.write_kubeconfig(dir.path(), "ops-test");
+        for round in 0..2u64 {
+            // Event times have whole seconds: let the first run's Event be older than
+            // --event-refresh, so the second run updates it.
+            std::thread::sleep(std::time::Duration::from_millis(1100 * round));
+            /// Stops the controller on every path, a failed assertion included.
+            struct Stop(std::process::Child);
+            impl Drop for Stop {
+                fn drop(&mut self) {
+                    let _ = std::process::Command::new("kill")
+                        .args(["-TERM", &self.0.id().to_string()])
+                        .status();
+                    let _ = self.0.wait();
+                }
+            }
+            let _child = Stop(
+                cmd()
+                    .args([
+                        "watch",
+                        "-A",
+                        "--min-age",
+                        "1s",
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--event-refresh",
+                        "100ms",
+                    ])
+                    .arg("--kubeconfig")
+                    .arg(&kubeconfig)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("start volmnt watch"),
+            );
+            let start = std::time::Instant::now();
+            let want = if round == 0 { "create" } else { "patch" };
+            while !api
+                .requests()
+                .iter()
+                .any(|r| r.resource == "events" && r.verb == want)
+            {
+                assert!(
+                    start.elapsed() < std::time::Duration::from_secs(20),
+                    "volmnt watch did not {want} an Event"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        for r in api.requests() {
+            if r.resource.is_empty() {
+                continue;
+            }
+            let res = match &r.subresource {
+                Some(s) => format!("{}/{s}", r.resource),
+                None => r.resource.clone(),
+            };
+            seen.insert((r.group.clone(), res, r.verb.clone()));
+        }
+        for needed in [
+            ("", "pods", "watch"),
+            ("", "events", "create"),
+            ("", "events", "patch"),
+            ("coordination.k8s.io", "leases", "update"),
+            ("storage.k8s.io", "volumeattachments", "watch"),
+        ] {
+            assert!(
+                seen.contains(&(
+                    needed.0.to_string(),
+                    needed.1.to_string(),
+                    needed.2.to_string()
+                )),
+                "volmnt watch no longer sends {needed:?}? {seen:?}"
+            );
+        }
+    }
+    for verb in ["create", "delete", "list"] {
+        assert!(
+            seen.contains(&("apps".into(), "daemonsets".into(), verb.into())),
+            "node check --via daemonset / node gc no longer sends {verb} daemonsets? {seen:?}"
+        );
     }
     let missing: Vec<_> = seen.iter().filter(|t| !granted.contains(*t)).collect();
     assert!(

@@ -6,6 +6,7 @@ mod support;
 mod variants;
 
 mod adversarial;
+mod chart;
 mod completions;
 mod corpus;
 mod doctor;
@@ -14,8 +15,10 @@ mod fake_api;
 mod fleet;
 mod live;
 mod node_check;
+mod node_daemonset;
 mod node_probe;
 mod output;
 mod rbac;
 mod rbd;
 mod safety;
+mod watch;

@@ -34,6 +34,11 @@ pub struct ConnectOptions {
     pub context: Option<String>,
     pub namespace: Option<String>,
     pub request_timeout: Duration,
+    /// Long-lived watches (volmnt watch): no read timeout on the connection, since a watch is
+    /// quiet for minutes between changes; kube's watcher ends a stream that stays silent past
+    /// its server-side timeout (290 s) plus a margin, and every other request is still bounded
+    /// by `request_timeout` (`timed`).
+    pub long_lived: bool,
 }
 
 /// A connected client with what volmnt tracks about its use.
@@ -46,7 +51,48 @@ pub struct Cluster {
     pub target: String,
     timeout: Duration,
     requests: Arc<AtomicUsize>,
+    /// Requests by API verb (get, list, watch, create, update, patch, delete).
+    by_verb: Arc<[AtomicUsize; VERBS.len()]>,
     denied: Arc<Mutex<Vec<Denied>>>,
+}
+
+/// The verbs requests are counted by (the apiserver's names for them).
+const VERBS: [&str; 8] = [
+    "get", "list", "watch", "create", "update", "patch", "delete", "other",
+];
+
+/// The apiserver's verb for a request (k8s.io/apiserver RequestInfoFactory): GET with
+/// `watch=true` is watch, GET of a named object get, of a collection list; POST create, PUT
+/// update, PATCH patch, DELETE delete.
+fn verb_of(method: &http::Method, uri: &http::Uri) -> usize {
+    let segs: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
+    let rest: &[&str] = match segs.first() {
+        Some(&"api") if segs.len() >= 3 => &segs[2..],
+        Some(&"apis") if segs.len() >= 4 => &segs[3..],
+        _ => &[],
+    };
+    let named = if rest.first() == Some(&"namespaces") && rest.len() >= 3 {
+        rest.len() >= 4
+    } else {
+        rest.len() >= 2
+    };
+    let watch = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"));
+    let v = match *method {
+        http::Method::GET if watch => "watch",
+        http::Method::GET if named || rest.is_empty() => "get",
+        http::Method::GET => "list",
+        http::Method::POST => "create",
+        http::Method::PUT => "update",
+        http::Method::PATCH => "patch",
+        http::Method::DELETE => "delete",
+        _ => "other",
+    };
+    VERBS
+        .iter()
+        .position(|x| *x == v)
+        .unwrap_or(VERBS.len() - 1)
 }
 
 /// What a read gave: the object, a confirmed absence, or a refusal (already recorded).
@@ -117,7 +163,11 @@ impl Cluster {
             }
         };
         config.connect_timeout = Some(o.request_timeout);
-        config.read_timeout = Some(o.request_timeout);
+        config.read_timeout = if o.long_lived {
+            None
+        } else {
+            Some(o.request_timeout)
+        };
         config.write_timeout = Some(o.request_timeout);
         // A retry on 429/503 would multiply the time the user waits past --request-timeout.
         config.default_retry = false;
@@ -128,9 +178,13 @@ impl Cluster {
         let target = format!("{context_label} at {}", config.cluster_url);
         let requests = Arc::new(AtomicUsize::new(0));
         let counter = requests.clone();
+        let by_verb: Arc<[AtomicUsize; VERBS.len()]> =
+            Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
+        let verbs = by_verb.clone();
         let layer =
             tower::util::MapRequestLayer::new(move |r: http::Request<kube::client::Body>| {
                 counter.fetch_add(1, Ordering::Relaxed);
+                verbs[verb_of(r.method(), r.uri())].fetch_add(1, Ordering::Relaxed);
                 r
             });
         let client = kube::client::ClientBuilder::try_from(config)
@@ -143,6 +197,7 @@ impl Cluster {
             target,
             timeout: o.request_timeout,
             requests,
+            by_verb,
             denied: Arc::new(Mutex::new(Vec::new())),
         })
     }
@@ -150,6 +205,16 @@ impl Cluster {
     /// How many HTTP requests were sent so far (`-v` prints it).
     pub fn request_count(&self) -> usize {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Requests sent so far by verb (only verbs used), for `volmnt watch`'s metrics.
+    pub fn requests_by_verb(&self) -> Vec<(String, u64)> {
+        VERBS
+            .iter()
+            .zip(self.by_verb.iter())
+            .map(|(v, n)| (v.to_string(), n.load(Ordering::Relaxed) as u64))
+            .filter(|(_, n)| *n > 0)
+            .collect()
     }
 
     /// Reads refused so far, sorted (requests finish in any order; reports must not).
@@ -715,7 +780,65 @@ pub struct Shared {
     pub read_secrets: bool,
 }
 
-impl Shared {
+/// What assembling one pod's case needs to look up: answered by `doctor namespace`'s one-shot
+/// lists ([`Shared`]) and by `watch`'s cache (collect::watch), so both build the same `Case`.
+pub trait CaseObjects {
+    /// The pod's events (failure events are what is diagnosed).
+    fn events_of(&self, namespace: &str, pod: &str) -> Vec<Event>;
+    fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim>;
+    fn pv(&self, name: &str) -> Option<PersistentVolume>;
+    fn node(&self, name: &str) -> Option<Node>;
+    fn csinode(&self, name: &str) -> Option<CSINode>;
+    /// Could the claims be read at all (an unreadable list says nothing about absence)?
+    fn pvcs_known(&self) -> bool;
+    /// Some(true/false) when ConfigMap/Secret names are known, None when they could not be read.
+    fn configmap_exists(&self, namespace: &str, name: &str) -> Option<bool>;
+    fn secret_exists(&self, namespace: &str, name: &str) -> Option<bool>;
+    /// Other pods of the namespace that use one of these claims (minimal pods: name, node,
+    /// phase, claims).
+    fn pods_using(&self, namespace: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod>;
+    /// VolumeAttachments of these PVs.
+    fn attachments_of(&self, pvs: &BTreeSet<&str>) -> Vec<VolumeAttachment>;
+    fn drivers(&self) -> Vec<CSIDriver>;
+    fn classes(&self) -> Vec<StorageClass>;
+}
+
+impl CaseObjects for Shared {
+    fn events_of(&self, namespace: &str, pod: &str) -> Vec<Event> {
+        self.events
+            .get(&(namespace.to_string(), pod.to_string()))
+            .cloned()
+            .unwrap_or_default()
+    }
+    fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim> {
+        self.pvcs
+            .get(&(namespace.to_string(), name.to_string()))
+            .cloned()
+    }
+    fn pv(&self, name: &str) -> Option<PersistentVolume> {
+        self.pvs.get(name).cloned()
+    }
+    fn node(&self, name: &str) -> Option<Node> {
+        self.nodes.get(name).cloned()
+    }
+    fn csinode(&self, name: &str) -> Option<CSINode> {
+        self.csinodes.get(name).cloned()
+    }
+    fn pvcs_known(&self) -> bool {
+        self.read_pvcs
+    }
+    fn configmap_exists(&self, namespace: &str, name: &str) -> Option<bool> {
+        let has = self
+            .configmaps
+            .contains(&(namespace.to_string(), name.to_string()));
+        (has || self.read_configmaps).then_some(has)
+    }
+    fn secret_exists(&self, namespace: &str, name: &str) -> Option<bool> {
+        let has = self
+            .secrets
+            .contains(&(namespace.to_string(), name.to_string()));
+        (has || self.read_secrets).then_some(has)
+    }
     fn pods_using(&self, ns: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod> {
         self.claim_users
             .iter()
@@ -724,106 +847,117 @@ impl Shared {
             .map(ClaimUser::to_pod)
             .collect()
     }
-
-    /// One pod's case from the shared reads: no request.
-    pub fn assemble(&self, pod: Pod) -> Case {
-        let ns = pod.metadata.namespace.clone().unwrap_or_default();
-        let name = pod.metadata.name.clone().unwrap_or_default();
-        let refs = PodRefs::of(&pod);
-        let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-        let mut case = Case {
-            pod_name: Some(name.clone()),
-            namespace: Some(ns.clone()),
-            events: self
-                .events
-                .get(&(ns.clone(), name.clone()))
-                .cloned()
-                .unwrap_or_default(),
-            storage_classes: self.classes.clone(),
-            csi_drivers: self.drivers.clone(),
-            ..Case::default()
-        };
-        let missing = |kind: &str, n: &str| ObjectRef {
-            kind: Some(kind.into()),
-            namespace: Some(ns.clone()),
-            name: Some(n.to_string()),
-            uid: None,
-        };
-        for claim in &refs.claims {
-            match self.pvcs.get(&(ns.clone(), claim.clone())) {
-                Some(pvc) => {
-                    if let Some(pv) = pvc
-                        .spec
-                        .as_ref()
-                        .and_then(|s| s.volume_name.as_ref())
-                        .and_then(|v| self.pvs.get(v))
-                    {
-                        case.pvs.push(pv.clone());
-                    }
-                    case.pvcs.push(pvc.clone());
-                }
-                None if self.read_pvcs => {
-                    case.missing.push(missing("PersistentVolumeClaim", claim))
-                }
-                None => {}
-            }
-        }
-        for cm in &refs.configmaps {
-            if self.configmaps.contains(&(ns.clone(), cm.clone())) {
-                case.configmaps.push(cm.clone());
-            } else if self.read_configmaps {
-                case.missing.push(missing("ConfigMap", cm));
-            }
-        }
-        for sec in &refs.secrets {
-            if self.secrets.contains(&(ns.clone(), sec.clone())) {
-                case.secrets.push(sec.clone());
-            } else if self.read_secrets {
-                case.missing.push(missing("Secret", sec));
-            }
-        }
-        case.other_pods = self.pods_using(&ns, &refs.claims, &name);
-        let mut node_names: Vec<String> = node_name.iter().cloned().collect();
-        node_names.extend(
-            case.other_pods
-                .iter()
-                .filter_map(|p| p.spec.as_ref()?.node_name.clone()),
-        );
-        node_names.dedup();
-        for n in &node_names {
-            if let Some(node) = self.nodes.get(n) {
-                if !case
-                    .nodes
-                    .iter()
-                    .any(|x| x.metadata.name.as_deref() == Some(n))
-                {
-                    case.nodes.push(node.clone());
-                }
-            }
-        }
-        if let Some(cn) = node_name.as_ref().and_then(|n| self.csinodes.get(n)) {
-            case.csi_nodes.push(cn.clone());
-        }
-        let pv_names: BTreeSet<&str> = case
-            .pvs
-            .iter()
-            .filter_map(|p| p.metadata.name.as_deref())
-            .collect();
-        case.volume_attachments = self
-            .attachments
+    fn attachments_of(&self, pvs: &BTreeSet<&str>) -> Vec<VolumeAttachment> {
+        self.attachments
             .iter()
             .filter(|va| {
                 va.spec
                     .source
                     .persistent_volume_name
                     .as_deref()
-                    .is_some_and(|p| pv_names.contains(p))
+                    .is_some_and(|p| pvs.contains(p))
             })
             .cloned()
-            .collect();
-        case.pod = Some(pod);
-        case
+            .collect()
     }
+    fn drivers(&self) -> Vec<CSIDriver> {
+        self.drivers.clone()
+    }
+    fn classes(&self) -> Vec<StorageClass> {
+        self.classes.clone()
+    }
+}
+
+impl Shared {
+    /// One pod's case from the shared reads: no request.
+    pub fn assemble(&self, pod: Pod) -> Case {
+        assemble(self, pod)
+    }
+}
+
+/// One pod's case from objects already read (no request): its events, claims and their PVs,
+/// missing ConfigMaps/Secrets, other users of its claims, the nodes involved, its node's
+/// CSINode, its PVs' VolumeAttachments, the CSIDrivers and StorageClasses.
+pub fn assemble(objs: &impl CaseObjects, pod: Pod) -> Case {
+    let ns = pod.metadata.namespace.clone().unwrap_or_default();
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let refs = PodRefs::of(&pod);
+    let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+    let mut case = Case {
+        pod_name: Some(name.clone()),
+        namespace: Some(ns.clone()),
+        events: objs.events_of(&ns, &name),
+        storage_classes: objs.classes(),
+        csi_drivers: objs.drivers(),
+        ..Case::default()
+    };
+    let missing = |kind: &str, n: &str| ObjectRef {
+        kind: Some(kind.into()),
+        namespace: Some(ns.clone()),
+        name: Some(n.to_string()),
+        uid: None,
+    };
+    for claim in &refs.claims {
+        match objs.pvc(&ns, claim) {
+            Some(pvc) => {
+                if let Some(pv) = pvc
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.volume_name.as_ref())
+                    .and_then(|v| objs.pv(v))
+                {
+                    case.pvs.push(pv);
+                }
+                case.pvcs.push(pvc);
+            }
+            None if objs.pvcs_known() => case.missing.push(missing("PersistentVolumeClaim", claim)),
+            None => {}
+        }
+    }
+    for cm in &refs.configmaps {
+        match objs.configmap_exists(&ns, cm) {
+            Some(true) => case.configmaps.push(cm.clone()),
+            Some(false) => case.missing.push(missing("ConfigMap", cm)),
+            None => {}
+        }
+    }
+    for sec in &refs.secrets {
+        match objs.secret_exists(&ns, sec) {
+            Some(true) => case.secrets.push(sec.clone()),
+            Some(false) => case.missing.push(missing("Secret", sec)),
+            None => {}
+        }
+    }
+    case.other_pods = objs.pods_using(&ns, &refs.claims, &name);
+    let mut node_names: Vec<String> = node_name.iter().cloned().collect();
+    node_names.extend(
+        case.other_pods
+            .iter()
+            .filter_map(|p| p.spec.as_ref()?.node_name.clone()),
+    );
+    node_names.dedup();
+    for n in &node_names {
+        if let Some(node) = objs.node(n) {
+            if !case
+                .nodes
+                .iter()
+                .any(|x| x.metadata.name.as_deref() == Some(n))
+            {
+                case.nodes.push(node);
+            }
+        }
+    }
+    if let Some(cn) = node_name.as_ref().and_then(|n| objs.csinode(n)) {
+        case.csi_nodes.push(cn);
+    }
+    let pv_names: BTreeSet<&str> = case
+        .pvs
+        .iter()
+        .filter_map(|p| p.metadata.name.as_deref())
+        .collect();
+    case.volume_attachments = objs.attachments_of(&pv_names);
+    case.pod = Some(pod);
+    case
 }
 
 /// Is this pod stuck on its volumes: Pending, a container waiting in ContainerCreating (or
@@ -1171,6 +1305,45 @@ impl Cluster {
     }
 }
 
+#[cfg(test)]
+mod verb_tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_counted_by_the_apiservers_verb() {
+        let v = |m: http::Method, u: &str| VERBS[verb_of(&m, &u.parse().unwrap())];
+        assert_eq!(v(http::Method::GET, "/api/v1/namespaces/a/pods"), "list");
+        assert_eq!(v(http::Method::GET, "/api/v1/namespaces/a/pods/p"), "get");
+        assert_eq!(
+            v(
+                http::Method::GET,
+                "/api/v1/pods?watch=true&resourceVersion=5"
+            ),
+            "watch"
+        );
+        assert_eq!(v(http::Method::GET, "/api/v1/nodes/n1"), "get");
+        assert_eq!(
+            v(
+                http::Method::GET,
+                "/apis/storage.k8s.io/v1/csidrivers?limit=500"
+            ),
+            "list"
+        );
+        assert_eq!(
+            v(
+                http::Method::PUT,
+                "/apis/coordination.k8s.io/v1/namespaces/v/leases/l"
+            ),
+            "update"
+        );
+        assert_eq!(
+            v(http::Method::PATCH, "/api/v1/namespaces/a/events/e"),
+            "patch"
+        );
+        assert_eq!(v(http::Method::GET, "/version"), "get");
+    }
+}
+
 fn ns_of(p: &Pod) -> String {
     ns_of_meta(&p.metadata)
 }
@@ -1192,7 +1365,7 @@ pub struct ClaimUser {
 }
 
 impl ClaimUser {
-    fn of(p: &Pod) -> ClaimUser {
+    pub fn of(p: &Pod) -> ClaimUser {
         ClaimUser {
             namespace: ns_of(p),
             name: p.metadata.name.clone().unwrap_or_default(),
@@ -1204,7 +1377,7 @@ impl ClaimUser {
     }
 
     /// Back to a minimal Pod: name, node, phase and its claim volumes (what the rules read).
-    fn to_pod(&self) -> Pod {
+    pub fn to_pod(&self) -> Pod {
         use k8s_openapi::api::core::v1::{
             PersistentVolumeClaimVolumeSource, PodSpec, PodStatus, Volume,
         };

@@ -6,3 +6,4 @@ pub mod node;
 pub mod offline;
 pub mod rbd;
 pub mod save;
+pub mod watch;

@@ -5,6 +5,7 @@ pub mod doctor;
 pub mod explain;
 pub mod node;
 pub mod rbd;
+pub mod watch;
 
 use std::io::Write;
 
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Doctor(DoctorCommand::Namespace(a)) => doctor::run_namespace(a, &cli.global),
         Command::Node(c) => node::run(c, &cli.global),
         Command::Rbd(c) => rbd::run(c, &cli.global),
+        Command::Watch(a) => watch::run(a, &cli.global),
         Command::Completions(a) => completions::run(a),
     }
 }
@@ -85,5 +87,6 @@ pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectO
         context: g.conn.context.clone(),
         namespace,
         request_timeout: g.conn.request_timeout,
+        long_lived: false,
     }
 }

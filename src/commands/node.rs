@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{parse_duration, Global};
 use crate::collect::cluster::{Access, Cluster, Fetch};
+use crate::collect::node::daemonset;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
 use crate::collect::node::ssh::{self, SshOptions};
 use crate::collect::node::ProbeRun;
@@ -30,8 +31,8 @@ pub enum NodeCommand {
     /// Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet
     /// directory's propagation), over SSH, through a short-lived pod, or on this machine
     #[command(after_help = NODE_CHECK_HELP)]
-    Check(NodeCheckArgs),
-    /// Delete probe pods left behind by an interrupted `node check` (label volmnt.io/probe=true)
+    Check(Box<NodeCheckArgs>),
+    /// Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)
     #[command(after_help = NODE_GC_HELP)]
     Gc(NodeGcArgs),
 }
@@ -43,15 +44,19 @@ Transports (one parser reads what every transport brings back):
            not privileged, tolerating all taints, activeDeadlineSeconds so it ends by itself),
            the probe run through the exec API, the pod deleted on every path (Ctrl-C included).
            volmnt says what it creates before it does. Leftovers: `volmnt node gc`.
+           `--via daemonset`: one short-lived DaemonSet instead (the same pod, started on every
+           node at once by the cluster; for fleets), deleted with its pods on every path.
   --ssh    the system `ssh` (BatchMode, your ~/.ssh/config and agent): NODE is [user@]host or
            ssh://[user@]host[:port]; with --all, each node's InternalIP.
-  --local  this machine (or --root DIR, a node's file tree).
+  --local  this machine (or --root DIR, a node's file tree). With --node-name, --label and
+           --every it is the long-running node check of deploy/node-check.yaml.
 
 Examples:
   volmnt node check node1 node2 --require nfs
   volmnt node check --all --require nfs,rbd -o junit > node-check.xml
   volmnt node check --ssh core@10.0.0.7 --ssh-option IdentityFile=~/.ssh/nodes
   volmnt node check --all --label          # writes volmnt.io/mount.<fs>=true|false labels
+  volmnt node check --all --via daemonset --require nfs   # a whole fleet at once
   volmnt node check --local --require nfs
 
 Exit codes:
@@ -62,9 +67,10 @@ Exit codes:
   130  interrupted (Ctrl-C; 143 for SIGTERM); the probe pods were deleted first";
 
 const NODE_GC_HELP: &str = "\
-Deletes pods labelled volmnt.io/probe=true in the namespace (-n, default the context's) or in
-every namespace (-A). `node check` deletes its pods itself, even on Ctrl-C; gc is for a volmnt
-that was killed outright (the pods' activeDeadlineSeconds stops them anyway).
+Deletes pods and DaemonSets labelled volmnt.io/probe=true in the namespace (-n, default the
+context's) or in every namespace (-A). `node check` deletes them itself, even on Ctrl-C; gc is
+for a volmnt that was killed outright (the pods' activeDeadlineSeconds stops them anyway; a
+DaemonSet has no such field, its pods only sleep).
 
 Exit codes:
   0  done (the pods deleted are listed)
@@ -84,12 +90,27 @@ pub struct NodeCheckArgs {
     /// Probe over SSH with the system ssh client
     #[arg(long, conflicts_with = "local")]
     pub ssh: bool,
+    /// Through the cluster: one short-lived pod per node (`pod`), or one DaemonSet for all the
+    /// nodes (`daemonset`: one create, every node's pod started at once; for fleets)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = Via::Pod, conflicts_with_all = ["ssh", "local"])]
+    pub via: Via,
     /// Probe this machine
     #[arg(long, conflicts_with_all = ["all", "nodes"])]
     pub local: bool,
     /// With --local: read DIR as the node's root file system (e.g. a mounted node image)
     #[arg(long, value_name = "DIR", requires = "local")]
     pub root: Option<PathBuf>,
+    /// With --local --root: /proc is the node's own (a pod with hostPID), so its mount table and
+    /// processes are read live (deploy/node-check.yaml runs this way)
+    #[arg(long, requires = "root")]
+    pub host_proc: bool,
+    /// With --local: the Kubernetes node this machine is (for --label and the report)
+    #[arg(long, value_name = "NAME", env = "NODE_NAME", requires = "local")]
+    pub node_name: Option<String>,
+    /// With --local: check again this often, forever (the long-running DaemonSet of
+    /// deploy/node-check.yaml; stops on SIGTERM)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "local")]
+    pub every: Option<Duration>,
     /// Passed to ssh as `-o OPTION` (repeatable), e.g. Port=2222, IdentityFile=~/.ssh/nodes
     #[arg(long = "ssh-option", value_name = "OPTION")]
     pub ssh_option: Vec<String>,
@@ -120,6 +141,15 @@ pub struct NodeCheckArgs {
     /// Progress on stderr: auto = when stderr is a terminal
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
+}
+
+/// How `--exec` reaches the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Via {
+    /// A probe pod per node, created and deleted one by one.
+    Pod,
+    /// One DaemonSet: a probe pod on every node, deleted with it.
+    Daemonset,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -345,10 +375,20 @@ fn validate(a: &NodeCheckArgs, transport: Transport) -> Result<()> {
             }
         }
     }
-    if a.label && (transport == Transport::Local || (transport == Transport::Ssh && !a.all)) {
+    if a.label
+        && ((transport == Transport::Local && a.node_name.is_none())
+            || (transport == Transport::Ssh && !a.all))
+    {
         return Err(Error::Usage(
-            "--label writes Node labels, so it needs node names: use it with --exec, or with --ssh --all".into(),
+            "--label writes Node labels, so it needs node names: use it with --exec, with --ssh --all, or with --local --node-name NAME".into(),
         ));
+    }
+    if let Some(n) = &a.node_name {
+        if !is_node_name(n) {
+            return Err(Error::Usage(format!(
+                "--node-name {n:?} is not a node name"
+            )));
+        }
     }
     Ok(())
 }
@@ -369,13 +409,47 @@ fn is_node_name(n: &str) -> bool {
 }
 
 pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
+    let Some(every) = a.every else {
+        return run_check_once(a, g);
+    };
+    // The long-running DaemonSet: check, label, print, sleep; a failed round is logged and the
+    // next one tried; SIGTERM between rounds ends it with 0.
+    loop {
+        if let Err(e) = run_check_once(a, g) {
+            if e.exit_code() == ExitCode::Usage {
+                return Err(e);
+            }
+            eprintln!("volmnt: {e}");
+        }
+        let rt = super::runtime()?;
+        let stop = rt.block_on(async {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => false,
+                _ = interrupted() => true,
+            }
+        });
+        if stop {
+            return Ok(ExitCode::Ok);
+        }
+    }
+}
+
+fn run_check_once(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     let transport = pick_transport(a)?;
     validate(a, transport)?;
     let rt = super::runtime()?;
     let started = Instant::now();
     let pods = ProbePods::default();
+    let dsets = daemonset::ProbeDaemonSets::default();
     let cluster_slot: Arc<Mutex<Option<Cluster>>> = Arc::new(Mutex::new(None));
-    let work = check_all(a, g, transport, pods.clone(), cluster_slot.clone());
+    let work = check_all(
+        a,
+        g,
+        transport,
+        pods.clone(),
+        dsets.clone(),
+        cluster_slot.clone(),
+    );
     let outcome = rt.block_on(async {
         tokio::select! {
             r = work => Ok(r),
@@ -396,6 +470,14 @@ pub fn run_check(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
         ));
         for f in &failed {
             eprintln!("volmnt: could not delete probe pod {f}; `volmnt node gc` removes it");
+        }
+        let failed = rt.block_on(daemonset::cleanup(
+            &cluster.client(),
+            &dsets,
+            g.conn.request_timeout,
+        ));
+        for f in &failed {
+            eprintln!("volmnt: could not delete probe DaemonSet {f}; `volmnt node gc` removes it");
         }
     }
     let result = match outcome {
@@ -459,6 +541,7 @@ async fn check_all(
     g: &Global,
     transport: Transport,
     pods: ProbePods,
+    dsets: daemonset::ProbeDaemonSets,
     cluster_slot: Arc<Mutex<Option<Cluster>>>,
 ) -> CheckResult {
     let needs_cluster = transport == Transport::Exec || a.all || a.label;
@@ -482,7 +565,7 @@ async fn check_all(
 
     let targets: Vec<Target> = match (transport, a.all) {
         (Transport::Local, _) => vec![Target {
-            node: None,
+            node: a.node_name.clone(),
             address: "local".into(),
         }],
         (_, false) => a
@@ -548,6 +631,13 @@ async fn check_all(
         request_timeout: g.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
     });
+    if transport == Transport::Exec && a.via == Via::Daemonset {
+        let client = cluster.as_ref().expect("connected for --exec").client();
+        let o = exec_opts.expect("exec options");
+        return via_daemonset(a, &client, targets, &o, &dsets, g.conn.request_timeout)
+            .await
+            .map(|checked| (checked, if a.label { cluster } else { None }));
+    }
     if transport == Transport::Exec {
         let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
         if let Some(o) = &exec_opts {
@@ -598,7 +688,7 @@ async fn check_all(
                             let o = ssh_opts.expect("ssh options");
                             ssh::run(&o, &t.address, per_node).await
                         }
-                        Transport::Local => analysis::run_local(root, per_node).await,
+                        Transport::Local => analysis::run_local(root, a.host_proc, per_node).await,
                     }
                 };
                 // The transports bound themselves by `per_node`; this is a backstop.
@@ -611,7 +701,7 @@ async fn check_all(
                     ))),
                 };
                 let pods_on_node = match (&client, &t.node, &run) {
-                    (Some(c), Some(n), Ok(_)) if transport == Transport::Exec => {
+                    (Some(c), Some(n), Ok(_)) if transport != Transport::Ssh => {
                         pod_uids_on(c, n, request_timeout).await
                     }
                     _ => None,
@@ -641,6 +731,69 @@ async fn check_all(
     let mut checked = checked;
     checked.sort_by_key(|c| c.target.display());
     Ok((checked, if a.label { cluster } else { None }))
+}
+
+/// `--via daemonset`: every node's probe pod from one DaemonSet (collect::node::daemonset).
+async fn via_daemonset(
+    a: &NodeCheckArgs,
+    client: &kube::Client,
+    targets: Vec<Target>,
+    o: &ExecOptions,
+    dsets: &daemonset::ProbeDaemonSets,
+    request_timeout: Duration,
+) -> Result<Vec<Checked>> {
+    let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
+    if !a.all {
+        for n in &names {
+            if !exec::node_exists(client, n, request_timeout).await? {
+                return Err(Error::Usage(format!(
+                    "node {n:?} does not exist in the cluster (`kubectl get nodes` lists them)"
+                )));
+            }
+        }
+    }
+    let run_names = daemonset::names();
+    eprintln!("{}", daemonset::announcement(o, &run_names.0, names.len()));
+    let progress = ProgressLine::new(a.progress, targets.len());
+    let runs = daemonset::run_all(
+        client,
+        run_names,
+        &names,
+        !a.all,
+        o,
+        dsets,
+        a.timeout,
+        usize::from(a.concurrency),
+        |n, ok| progress.finish(n, ok),
+    )
+    .await;
+    progress.clear();
+    let runs = runs?;
+    let mut by_node: std::collections::HashMap<String, daemonset::NodeRun> =
+        runs.into_iter().map(|r| (r.node.clone(), r)).collect();
+    let pairs: Vec<(Target, daemonset::NodeRun)> = targets
+        .into_iter()
+        .filter_map(|t| by_node.remove(&t.address).map(|r| (t, r)))
+        .collect();
+    let mut checked: Vec<Checked> = futures::stream::iter(pairs)
+        .map(|(t, r)| async move {
+            let pods_on_node = match &r.run {
+                Ok(_) => pod_uids_on(client, &t.address, request_timeout).await,
+                Err(_) => None,
+            };
+            Checked {
+                target: t,
+                elapsed: r.elapsed,
+                run: r.run,
+                pods_on_node,
+                exec: true,
+            }
+        })
+        .buffer_unordered(usize::from(a.concurrency))
+        .collect()
+        .await;
+    checked.sort_by_key(|c| c.target.display());
+    Ok(checked)
 }
 
 /// UIDs of the pods on `node` (any namespace), so the analysis can tell a pod's leftover mount
@@ -713,22 +866,36 @@ pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
     let deleted = rt.block_on(async {
         let cluster = Cluster::connect(&super::connect_options(g, a.namespace.clone())).await?;
         let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
-        exec::gc(
+        // DaemonSets first: deleting them takes their pods along.
+        let dsets = daemonset::gc(
             &cluster.client(),
             ns.as_deref(),
             a.min_age,
             g.conn.request_timeout,
         )
-        .await
+        .await?;
+        let pods = exec::gc(
+            &cluster.client(),
+            ns.as_deref(),
+            a.min_age,
+            g.conn.request_timeout,
+        )
+        .await?;
+        Ok::<_, Error>((pods, dsets))
     })?;
+    let (deleted, deleted_ds) = deleted;
+    let doc = serde_json::json!({ "deleted": deleted, "deleted_daemonsets": deleted_ds });
     let out = match g.output {
-        Format::Json => crate::render::json::to_json(&serde_json::json!({ "deleted": deleted })),
-        Format::Yaml => crate::render::json::to_yaml(&serde_json::json!({ "deleted": deleted })),
+        Format::Json => crate::render::json::to_json(&doc),
+        Format::Yaml => crate::render::json::to_yaml(&doc),
         Format::Junit => Err(crate::render::JUNIT_ONLY.to_string()),
-        Format::Text if deleted.is_empty() => Ok("no probe pods to delete\n".to_string()),
-        Format::Text => Ok(deleted
+        Format::Text if deleted.is_empty() && deleted_ds.is_empty() => {
+            Ok("no probe pods or DaemonSets to delete\n".to_string())
+        }
+        Format::Text => Ok(deleted_ds
             .iter()
-            .map(|p| format!("deleted pod {p}\n"))
+            .map(|d| format!("deleted DaemonSet {d} (and its pods)\n"))
+            .chain(deleted.iter().map(|p| format!("deleted pod {p}\n")))
             .collect()),
     }
     .map_err(Error::Output)?;
@@ -803,9 +970,22 @@ mod analysis {
     }
 
     /// `--local`: the probe here (blocking: it runs on the blocking pool).
-    pub async fn run_local(root: Option<PathBuf>, timeout: Duration) -> Result<ProbeRun> {
+    pub async fn run_local(
+        root: Option<PathBuf>,
+        host_proc: bool,
+        timeout: Duration,
+    ) -> Result<ProbeRun> {
+        use crate::collect::node::local::{self, ProbeEnv};
         tokio::task::spawn_blocking(move || {
-            crate::collect::node::local::run(root.as_deref(), timeout)
+            local::run_env(
+                &ProbeEnv {
+                    live: host_proc.then_some(true),
+                    root,
+                    step_timeout_secs: Some(local::step_timeout_for(timeout)),
+                    ..ProbeEnv::default()
+                },
+                timeout,
+            )
         })
         .await
         .map_err(|e| Error::Unreachable(format!("running the probe: {e}")))?

@@ -38,7 +38,18 @@
 //!   discovery form (apidiscovery.k8s.io/v2 and v2beta1) when the Accept header asks for it.
 //! - Watch (`?watch=true`): newline-delimited `{"type":..,"object":..}` events, resume from a
 //!   resourceVersion, 410 ERROR event when it is older than the last compaction,
-//!   `sendInitialEvents` with the `k8s.io/initial-events-end` bookmark, `timeoutSeconds`.
+//!   `sendInitialEvents` with the `k8s.io/initial-events-end` bookmark, `timeoutSeconds`,
+//!   periodic BOOKMARKs when `allowWatchBookmarks=true` (`Options::bookmark_interval`), an object
+//!   that stops matching the selector sent as DELETED and one that starts as ADDED (the cacher's
+//!   behaviour), a watcher that falls behind closed rather than silently skipped, and
+//!   `close_watches()` ending every stream as an apiserver restart does.
+//! - Leases (coordination.k8s.io/v1) with compare-and-swap updates (409 on a stale
+//!   resourceVersion); core/v1 Event writes checked as pkg/apis/core/validation/events.go does
+//!   (namespace of the involvedObject; the events.k8s.io fields once eventTime is set).
+//! - DaemonSets (apps/v1) with a small DaemonSet controller (a pod per eligible node: nodeSelector,
+//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; the fake
+//!   binds the pod to its node itself, having no scheduler) and a garbage collector that deletes
+//!   an object's dependents (`ownerReferences`) with it unless `propagationPolicy: Orphan`.
 //!
 //! What is simplified (plainly): no admission (a namespace need not exist; no service-account
 //! injection; only a few pod defaults), deletion is immediate (no graceful deletion, no
@@ -221,6 +232,9 @@ pub struct Options {
     /// A fake kubelet: runs pods pinned to its nodes and serves exec (None: pods stay Pending and
     /// exec answers 404 like the other unsupported subresources).
     pub kubelet: Option<FakeKubelet>,
+    /// How often a watch that asked for `allowWatchBookmarks=true` gets a BOOKMARK with the
+    /// current resourceVersion (the apiserver's watch cache sends one about every minute).
+    pub bookmark_interval: Duration,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -314,6 +328,7 @@ impl Default for Options {
             events_v1: true,
             user: None,
             kubelet: None,
+            bookmark_interval: Duration::from_secs(60),
         }
     }
 }
@@ -471,6 +486,40 @@ impl FakeApi {
         state.rv += 1;
         state.compacted = state.rv;
         state.log.clear();
+    }
+
+    /// Ends every open watch stream, as an apiserver restart does; clients re-watch from the
+    /// last resourceVersion they saw (which, after `compact()`, is answered with 410 Gone).
+    pub fn close_watches(&self) {
+        self.shared.watch_gen.send_modify(|g| *g += 1);
+    }
+
+    /// Watch streams open right now.
+    pub fn open_watches(&self) -> usize {
+        self.shared.open_watches.load(Ordering::SeqCst)
+    }
+
+    /// Deletes an object as a controller would (DELETED to watchers); false when absent.
+    pub fn remove(&self, kind: &str, namespace: Option<&str>, name: &str) -> bool {
+        let mut state = self.shared.state();
+        let Some(def) = state.def_by_kind_or_resource(kind) else {
+            return false;
+        };
+        let key = store_key(
+            &def,
+            if def.namespaced {
+                namespace.unwrap_or("default")
+            } else {
+                ""
+            },
+            name,
+        );
+        if !state.objects.contains_key(&key) {
+            return false;
+        }
+        let ev = state.commit("DELETED", key, None);
+        let _ = self.shared.events.send(ev);
+        true
     }
 
     pub fn set_latency(&self, latency: Duration) {
@@ -781,6 +830,28 @@ fn builtin_defs() -> Vec<ResDef> {
             st,
         ),
         def(
+            "apps",
+            "v1",
+            "daemonsets",
+            "daemonset",
+            "DaemonSet",
+            true,
+            &["ds"],
+            VERBS_ALL,
+            &[("status", "DaemonSet", VERBS_STATUS)],
+        ),
+        def(
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            "lease",
+            "Lease",
+            true,
+            &[],
+            VERBS_ALL,
+            st,
+        ),
+        def(
             "events.k8s.io",
             "v1",
             "events",
@@ -879,6 +950,9 @@ struct WatchEvent {
     typ: &'static str,
     key: Key,
     obj: Value,
+    /// The object before this change (MODIFIED), so a watch with a selector can tell an object
+    /// that stopped matching (sent as DELETED) from one that started to (sent as ADDED).
+    prev: Option<Value>,
 }
 
 struct State {
@@ -1005,10 +1079,11 @@ impl State {
     fn commit(&mut self, typ: &'static str, key: Key, obj: Option<Value>) -> WatchEvent {
         self.rv += 1;
         let rv = self.rv;
+        let mut prev = None;
         let obj = match obj {
             Some(mut o) => {
                 set_rv(&mut o, rv);
-                self.objects.insert(key.clone(), o.clone());
+                prev = self.objects.insert(key.clone(), o.clone());
                 o
             }
             None => {
@@ -1018,7 +1093,13 @@ impl State {
                 o
             }
         };
-        let ev = WatchEvent { rv, typ, key, obj };
+        let ev = WatchEvent {
+            rv,
+            typ,
+            key,
+            obj,
+            prev,
+        };
         self.log.push(ev.clone());
         if self.log.len() > MAX_LOG {
             let drop = self.log.len() - MAX_LOG;
@@ -1045,6 +1126,9 @@ struct Shared {
     addr: SocketAddr,
     seq: AtomicU64,
     exec_sessions: Mutex<Vec<ExecSession>>,
+    /// Bumped by `close_watches`: every open watch stream ends.
+    watch_gen: tokio::sync::watch::Sender<u64>,
+    open_watches: Arc<AtomicUsize>,
 }
 
 impl Shared {
@@ -1123,7 +1207,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         state.objects.insert(key, obj);
     }
     state.compacted = state.rv;
-    let (events, _) = broadcast::channel(1024);
+    let (events, _) = broadcast::channel(16_384);
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
         opts: Mutex::new(opts),
@@ -1134,6 +1218,8 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         addr,
         seq: AtomicU64::new(0),
         exec_sessions: Mutex::new(Vec::new()),
+        watch_gen: tokio::sync::watch::channel(0).0,
+        open_watches: Arc::new(AtomicUsize::new(0)),
     });
     (listener, shared)
 }
@@ -1421,11 +1507,28 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
                     }
                 }
             }
+            if def.group == "apps" && def.resource == "daemonsets" && !call.dry_run() {
+                if let Ok(resp) = &r {
+                    if resp.status() == 201 {
+                        daemonset_controller(shared, call);
+                    }
+                }
+            }
             r
         }
         "update" => update(shared, call, &def),
         "patch" => patch(shared, call, &def),
-        "delete" => delete(shared, call, &def),
+        "delete" => {
+            let r = delete(shared, call, &def);
+            if !call.dry_run() {
+                if let Ok(resp) = &r {
+                    if resp.status() == 200 {
+                        garbage_collect(shared, call);
+                    }
+                }
+            }
+            r
+        }
         "deletecollection" => delete_collection(shared, call, &def),
         _ => Err(status(
             405,
@@ -1673,23 +1776,53 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         }
         start = Some(key);
     }
-    let selected = select(&state, call, def, &sel);
-    let mut items: Vec<(String, Value)> = selected
-        .into_iter()
-        .filter(|(k, _, _)| start.as_ref().is_none_or(|s| k.as_str() >= s.as_str()))
-        .map(|(k, _, v)| (k, v))
+    // Keys first (cheap), objects only for the page: a list of 50,000 pods in pages of 500
+    // must not copy every object for every page.
+    let ns_filter = if def.namespaced {
+        call.info.namespace.clone()
+    } else {
+        None
+    };
+    let all_ns = def.namespaced && ns_filter.is_none();
+    let mut keys: Vec<(String, &Key)> = state
+        .objects
+        .keys()
+        .filter(|k| k.0 == def.store_group() && k.1 == def.resource)
+        .filter(|k| ns_filter.as_ref().is_none_or(|ns| &k.2 == ns))
+        .map(|k| (list_key(all_ns, k), k))
+        .filter(|(lk, _)| start.as_ref().is_none_or(|s| lk.as_str() >= s.as_str()))
         .collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut items: Vec<(String, Value)> = Vec::new();
+    let mut more = 0usize;
+    for (lk, k) in &keys {
+        if limit > 0 && items.len() >= limit as usize {
+            if !sel.is_empty() {
+                // Only whether one more matches matters (no remainingItemCount when filtered).
+                let v = view(def, &state.objects[*k]);
+                if sel.matches(def, &v) {
+                    more = 1;
+                    break;
+                }
+                continue;
+            }
+            more += 1;
+            continue;
+        }
+        let v = view(def, &state.objects[*k]);
+        if sel.matches(def, &v) {
+            items.push((lk.clone(), v));
+        }
+    }
     let mut extra = Map::new();
-    if limit > 0 && items.len() > limit as usize {
-        let remaining = items.len() - limit as usize;
-        items.truncate(limit as usize);
+    if more > 0 {
         let last = &items.last().expect("limit > 0").0;
         extra.insert(
             "continue".into(),
             json!(encode_continue(&format!("{last}\u{0}"), list_rv as i64)),
         );
         if sel.is_empty() {
-            extra.insert("remainingItemCount".into(), json!(remaining));
+            extra.insert("remainingItemCount".into(), json!(more));
         }
     }
     let items = items.into_iter().map(|(_, v)| v).collect();
@@ -1736,6 +1869,7 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         .map(Duration::from_secs)
         .unwrap_or(Duration::from_secs(1800));
     let send_initial = call.q("sendInitialEvents") == Some("true");
+    let bookmarks = call.q("allowWatchBookmarks") == Some("true");
     let from_rv = call
         .q("resourceVersion")
         .filter(|s| !s.is_empty() && *s != "0")
@@ -1747,13 +1881,16 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     };
     let mut initial: Vec<Value> = Vec::new();
     let rx;
+    let mut last_rv;
     {
         let state = shared.state();
         // Subscribe under the lock so no change between the snapshot and the stream is lost.
         rx = shared.events.subscribe();
+        last_rv = state.rv;
         match from_rv {
             Some(rv) if !send_initial => {
                 if rv < state.compacted {
+                    // etcd3 watcher: "too old resource version: %d (%d)", as a 410 ERROR event.
                     let st = status_value(
                         410,
                         "Expired",
@@ -1774,26 +1911,24 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
                     initial.push(json!({ "type": "ADDED", "object": v }));
                 }
                 if send_initial {
-                    initial.push(json!({
-                        "type": "BOOKMARK",
-                        "object": {
-                            "kind": def.kind,
-                            "apiVersion": def.api_version(),
-                            "metadata": {
-                                "resourceVersion": state.rv.to_string(),
-                                "annotations": { "k8s.io/initial-events-end": "true" },
-                            },
-                        },
-                    }));
+                    initial.push(bookmark(def, state.rv, true));
                 }
             }
         }
     }
     let expired = initial.first().is_some_and(|l| l["type"] == "ERROR");
-    let (tx, body_rx) = mpsc::channel::<Bytes>(64);
+    let (tx, body_rx) = mpsc::channel::<Bytes>(256);
     let def = def.clone();
     let mut rx = rx;
+    let mut closed = shared.watch_gen.subscribe();
+    closed.borrow_and_update();
+    let every = shared
+        .opts()
+        .bookmark_interval
+        .max(Duration::from_millis(10));
+    let open = OpenWatch::new(shared);
     tokio::spawn(async move {
+        let _open = open;
         for line in initial {
             if tx.send(ndjson(&line)).await.is_err() {
                 return;
@@ -1804,19 +1939,33 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         }
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         loop {
             tokio::select! {
+                // An apiserver restart ends the stream before anything committed after it.
+                biased;
+                _ = closed.changed() => return,
                 _ = &mut deadline => return,
                 _ = tx.closed() => return,
+                _ = tick.tick(), if bookmarks => {
+                    if tx.send(ndjson(&bookmark(&def, last_rv, false))).await.is_err() {
+                        return;
+                    }
+                }
                 ev = rx.recv() => match ev {
                     Ok(ev) => {
+                        last_rv = ev.rv;
                         if let Some(line) = watch_line(&def, &ns_filter, &sel, &ev) {
                             if tx.send(ndjson(&line)).await.is_err() {
                                 return;
                             }
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    // A watcher that cannot keep up is closed, as the apiserver's cacher does
+                    // ("Forcing watcher close due to unresponsiveness"); the client re-watches
+                    // from the last resourceVersion it saw. Dropping events silently would be
+                    // a lie no real server tells.
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
             }
@@ -1829,6 +1978,38 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     Ok(resp)
 }
 
+/// Counts a watch stream while it is open.
+struct OpenWatch(Arc<AtomicUsize>);
+
+impl OpenWatch {
+    fn new(shared: &Shared) -> OpenWatch {
+        shared.open_watches.fetch_add(1, Ordering::SeqCst);
+        OpenWatch(shared.open_watches.clone())
+    }
+}
+
+impl Drop for OpenWatch {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A BOOKMARK watch event: only kind, apiVersion and metadata.resourceVersion, as the apiserver
+/// sends it; `initial_end` marks the end of `sendInitialEvents` (KEP-3157).
+fn bookmark(def: &ResDef, rv: u64, initial_end: bool) -> Value {
+    let mut meta = json!({ "resourceVersion": rv.to_string() });
+    if initial_end {
+        meta["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
+    }
+    json!({
+        "type": "BOOKMARK",
+        "object": { "kind": def.kind, "apiVersion": def.api_version(), "metadata": meta },
+    })
+}
+
+/// One change as a watch with these filters sees it. With a selector, the apiserver's cacher
+/// turns a change that makes an object stop matching into DELETED, and one that makes it start
+/// matching into ADDED (k8s.io/apiserver/pkg/storage/cacher, cacheWatcher.convertToWatchEvent).
 fn watch_line(
     def: &ResDef,
     ns_filter: &Option<String>,
@@ -1844,10 +2025,20 @@ fn watch_line(
         }
     }
     let v = view(def, &ev.obj);
-    if !sel.matches(def, &v) {
-        return None;
-    }
-    Some(json!({ "type": ev.typ, "object": v }))
+    let now = sel.matches(def, &v);
+    let before = match (&ev.prev, ev.typ) {
+        (Some(p), "MODIFIED") => sel.matches(def, &view(def, p)),
+        (_, "MODIFIED") => true,
+        _ => now,
+    };
+    let typ = match (ev.typ, before, now) {
+        ("MODIFIED", true, true) => "MODIFIED",
+        ("MODIFIED", false, true) => "ADDED",
+        ("MODIFIED", true, false) => "DELETED",
+        (t, _, true) if t != "MODIFIED" => t,
+        _ => return None,
+    };
+    Some(json!({ "type": typ, "object": v }))
 }
 
 fn ndjson(v: &Value) -> Bytes {
@@ -2006,6 +2197,7 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
         ));
     }
     let mut stored = to_store(def, obj);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         set_rv(&mut stored, state.rv);
         return Ok(json_response(201, &view(def, &stored)));
@@ -2013,6 +2205,99 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let ev = state.commit("ADDED", key, Some(stored));
     let _ = shared.events.send(ev.clone());
     Ok(json_response(201, &view(def, &ev.obj)))
+}
+
+/// The apiserver's checks on every Event written through core/v1 (kubernetes
+/// pkg/apis/core/validation/events.go, legacyValidateEvent): without `eventTime`, the Event's
+/// namespace must be its involvedObject's; with `eventTime`, reportingComponent,
+/// reportingInstance (at most 128 characters), action and reason are required and the message
+/// is at most 1024 characters. 422 Invalid otherwise, worded like apierrors.NewInvalid.
+fn validate_event(def: &ResDef, ev: &Value) -> Result<(), Response<Body>> {
+    if !(def.store_group().is_empty() && def.resource == "events") {
+        return Ok(());
+    }
+    let s = |p: &str| ev.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let ns = s("/metadata/namespace");
+    let obj_ns = s("/involvedObject/namespace");
+    let mut errs: Vec<(String, String, String)> = Vec::new();
+    let invalid = |field: &str, value: &str, why: &str| {
+        (
+            field.to_string(),
+            format!("Invalid value: {}: {why}", go_quote(value)),
+            "FieldValueInvalid".to_string(),
+        )
+    };
+    let required = |field: &str| {
+        (
+            field.to_string(),
+            "Required value".to_string(),
+            "FieldValueRequired".to_string(),
+        )
+    };
+    if ev.get("eventTime").is_none_or(Value::is_null) {
+        let ok = if obj_ns.is_empty() {
+            ns.is_empty() || ns == "default"
+        } else {
+            ns == obj_ns
+        };
+        if !ok {
+            errs.push(invalid(
+                "involvedObject.namespace",
+                obj_ns,
+                "does not match event.namespace",
+            ));
+        }
+    } else {
+        if obj_ns.is_empty() && ns != "default" && ns != "kube-system" {
+            errs.push(invalid(
+                "involvedObject.namespace",
+                obj_ns,
+                "does not match event.namespace",
+            ));
+        }
+        if s("/reportingComponent").is_empty() {
+            errs.push(required("reportingController"));
+        }
+        let instance = s("/reportingInstance");
+        if instance.is_empty() {
+            errs.push(required("reportingInstance"));
+        } else if instance.len() > 128 {
+            errs.push(invalid(
+                "reportingInstance",
+                "",
+                "can have at most 128 characters",
+            ));
+        }
+        if s("/action").is_empty() {
+            errs.push(required("action"));
+        }
+        if s("/reason").is_empty() {
+            errs.push(required("reason"));
+        }
+        if s("/message").len() > 1024 {
+            errs.push(invalid("message", "", "can have at most 1024 characters"));
+        }
+    }
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let name = s("/metadata/name");
+    let list: Vec<String> = errs.iter().map(|(f, m, _)| format!("{f}: {m}")).collect();
+    let message = if list.len() == 1 {
+        format!("Event {} is invalid: {}", go_quote(name), list[0])
+    } else {
+        format!("Event {} is invalid: [{}]", go_quote(name), list.join(", "))
+    };
+    let causes: Vec<Value> = errs
+        .iter()
+        .map(|(f, m, r)| json!({ "reason": r, "message": m, "field": f }))
+        .collect();
+    Err(status(
+        422,
+        "Invalid",
+        &message,
+        Some(json!({ "name": name, "kind": "Event", "causes": causes })),
+    ))
 }
 
 fn url_ns_if(def: &ResDef, ns: &str) -> String {
@@ -2113,6 +2398,7 @@ fn update(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let old_view = view(def, &old);
     keep_server_fields(&old_view, &mut obj);
     let stored = to_store(def, obj);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }
@@ -2206,6 +2492,7 @@ fn patch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     }
     keep_server_fields(&base, &mut new);
     let stored = to_store(def, new);
+    validate_event(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }
@@ -3452,10 +3739,16 @@ fn update_pod(
 /// After a pod is created: if it is pinned to a live node of the fake kubelet, mark it Running
 /// after `start_delay`, and Failed (DeadlineExceeded) after its `activeDeadlineSeconds`.
 fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
-    let Some(kubelet) = shared.opts().kubelet else {
+    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
         return;
     };
-    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
+    let ns = call.info.namespace.clone().unwrap_or_default();
+    kubelet_start_pod(shared, &ns, &body);
+}
+
+/// The fake kubelet takes a pod bound to one of its nodes (`spec.nodeName`).
+fn kubelet_start_pod(shared: &Arc<Shared>, ns: &str, body: &Value) {
+    let Some(kubelet) = shared.opts().kubelet else {
         return;
     };
     let Some(node) = body.pointer("/spec/nodeName").and_then(Value::as_str) else {
@@ -3465,7 +3758,7 @@ fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
         Some(n) if !n.dead => {}
         _ => return,
     }
-    let ns = call.info.namespace.clone().unwrap_or_default();
+    let ns = ns.to_string();
     let Some(name) = body
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -3530,6 +3823,195 @@ fn kubelet_start(shared: &Arc<Shared>, call: &Call) {
             });
         }
     });
+}
+
+/// The DaemonSet controller (pkg/controller/daemon), simplified: when a DaemonSet is created,
+/// one pod per eligible node, at once, named `<ds>-<5 random>`, owned by the DaemonSet
+/// (`ownerReferences`, controller), labelled as its template. Eligible: the template's
+/// `nodeSelector` matches the node's labels, its required node affinity's `matchFields` on
+/// `metadata.name` (what the real controller itself adds to each pod) includes the node, and
+/// every NoSchedule/NoExecute taint of the node is tolerated. The real controller sets that
+/// affinity and leaves the binding to the scheduler; here the pod gets `spec.nodeName` directly
+/// (the fake has no scheduler), and the fake kubelet starts it if it runs that node. The
+/// DaemonSet's status counts the pods scheduled. Rolling updates are not simulated.
+fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
+    let ns = call.info.namespace.clone().unwrap_or_default();
+    let Ok(body) = serde_json::from_slice::<Value>(call.body) else {
+        return;
+    };
+    let Some(name) = body.pointer("/metadata/name").and_then(Value::as_str) else {
+        return;
+    };
+    let ds_key: Key = (
+        "apps".into(),
+        "daemonsets".into(),
+        ns.clone(),
+        name.to_string(),
+    );
+    let (ds, nodes) = {
+        let state = shared.state();
+        let Some(ds) = state.objects.get(&ds_key).cloned() else {
+            return;
+        };
+        let nodes: Vec<Value> = state
+            .objects
+            .iter()
+            .filter(|(k, _)| k.0.is_empty() && k.1 == "nodes")
+            .map(|(_, v)| v.clone())
+            .collect();
+        (ds, nodes)
+    };
+    let template = ds.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let tspec = template.get("spec").cloned().unwrap_or(json!({}));
+    let empty = Map::new();
+    let selector = tspec
+        .get("nodeSelector")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let allowed_names: Option<Vec<String>> = tspec
+        .pointer("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .and_then(Value::as_array)
+        .map(|terms| {
+            terms
+                .iter()
+                .flat_map(|t| t.get("matchFields").and_then(Value::as_array).cloned().unwrap_or_default())
+                .filter(|f| f["key"] == "metadata.name" && f["operator"] == "In")
+                .flat_map(|f| f["values"].as_array().cloned().unwrap_or_default())
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        });
+    let tolerations: Vec<Value> = tspec
+        .get("tolerations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let tolerates = |taint: &Value| {
+        tolerations.iter().any(|t| {
+            let key_ok = t
+                .get("key")
+                .and_then(Value::as_str)
+                .is_none_or(|k| k.is_empty() || Some(k) == taint["key"].as_str());
+            let effect_ok = t
+                .get("effect")
+                .and_then(Value::as_str)
+                .is_none_or(|e| e.is_empty() || Some(e) == taint["effect"].as_str());
+            let op = t.get("operator").and_then(Value::as_str).unwrap_or("Equal");
+            let value_ok = op == "Exists" || t.get("value") == taint.get("value");
+            key_ok && effect_ok && value_ok
+        })
+    };
+    let ds_uid = ds.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
+    let mut scheduled = 0;
+    for node in nodes {
+        let node_name = node
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let labels = node
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            continue;
+        }
+        if allowed_names
+            .as_ref()
+            .is_some_and(|names| !names.contains(&node_name))
+        {
+            continue;
+        }
+        let taints = node
+            .pointer("/spec/taints")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if taints
+            .iter()
+            .filter(|t| matches!(t["effect"].as_str(), Some("NoSchedule" | "NoExecute")))
+            .any(|t| !tolerates(t))
+        {
+            continue;
+        }
+        let pod_name = format!("{name}-{}", random_suffix(&shared.new_uid()));
+        let mut meta = template.get("metadata").cloned().unwrap_or(json!({}));
+        meta["name"] = json!(pod_name);
+        meta["namespace"] = json!(ns);
+        meta["uid"] = json!(shared.new_uid());
+        meta["creationTimestamp"] = json!(rfc3339(SystemTime::now()));
+        meta["ownerReferences"] = json!([{
+            "apiVersion": "apps/v1", "kind": "DaemonSet", "name": name, "uid": ds_uid,
+            "controller": true, "blockOwnerDeletion": true,
+        }]);
+        let mut spec = tspec.clone();
+        spec["nodeName"] = json!(node_name);
+        let mut pod = json!({ "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec });
+        default_pod(&mut pod);
+        {
+            let mut state = shared.state();
+            let key = pod_key(&ns, &pod_name);
+            let ev = state.commit("ADDED", key, Some(pod.clone()));
+            let _ = shared.events.send(ev);
+        }
+        scheduled += 1;
+        kubelet_start_pod(shared, &ns, &pod);
+    }
+    let mut state = shared.state();
+    if let Some(mut ds) = state.objects.get(&ds_key).cloned() {
+        ds["status"] = json!({
+            "desiredNumberScheduled": scheduled,
+            "currentNumberScheduled": scheduled,
+            "numberMisscheduled": 0,
+            "numberReady": 0,
+            "observedGeneration": 1,
+        });
+        let ev = state.commit("MODIFIED", ds_key, Some(ds));
+        let _ = shared.events.send(ev);
+    }
+}
+
+/// The garbage collector, simplified: when an object is deleted (without
+/// `propagationPolicy: Orphan`), the objects it owns (`ownerReferences[].uid`) go with it, at
+/// once (the real collector does this in the background, or first with Foreground).
+fn garbage_collect(shared: &Arc<Shared>, call: &Call) {
+    let orphan = serde_json::from_slice::<Value>(call.body)
+        .ok()
+        .is_some_and(|b| b.get("propagationPolicy").and_then(Value::as_str) == Some("Orphan"))
+        || call.q("propagationPolicy") == Some("Orphan");
+    if orphan {
+        return;
+    }
+    let mut state = shared.state();
+    // The deleted object's uid: the last DELETED event of this name.
+    let Some(uid) = state
+        .log
+        .iter()
+        .rev()
+        .find(|e| e.typ == "DELETED" && Some(e.key.3.as_str()) == call.info.name.as_deref())
+        .and_then(|e| {
+            e.obj
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+    else {
+        return;
+    };
+    let owned: Vec<Key> = state
+        .objects
+        .iter()
+        .filter(|(_, o)| {
+            o.pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| refs.iter().any(|r| r["uid"] == uid.as_str()))
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in owned {
+        let ev = state.commit("DELETED", k, None);
+        let _ = shared.events.send(ev);
+    }
 }
 
 /// The environment of an exec'd command: the container's `env` from the pod spec, with values

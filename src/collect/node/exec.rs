@@ -203,7 +203,7 @@ pub fn announcement(o: &ExecOptions, nodes: &[String]) -> String {
     )
 }
 
-fn api_error(what: &str, ns: &str, e: kube::Error) -> Error {
+pub(crate) fn api_error(what: &str, ns: &str, e: kube::Error) -> Error {
     match e {
         kube::Error::Api(s) if s.code == 403 => Error::Unreachable(format!(
             "{what}: not allowed ({}); deploy/rbac.yaml's volmnt-node-probe Role grants it in namespace {ns}",
@@ -286,7 +286,7 @@ pub async fn cleanup(client: &Client, pods: &ProbePods, timeout: Duration) -> Ve
 
 /// The pod's state while waiting for it: `Ok(true)` running, `Ok(false)` not yet, `Err` never
 /// will (failed, image cannot be pulled, ...).
-fn started(pod: &Pod) -> std::result::Result<bool, String> {
+pub(crate) fn started(pod: &Pod) -> std::result::Result<bool, String> {
     let Some(status) = pod.status.as_ref() else {
         return Ok(false);
     };
@@ -335,7 +335,7 @@ fn started(pod: &Pod) -> std::result::Result<bool, String> {
     Ok(false)
 }
 
-fn pending_state(pod: Option<&Pod>) -> String {
+pub(crate) fn pending_state(pod: Option<&Pod>) -> String {
     let Some(status) = pod.and_then(|p| p.status.as_ref()) else {
         return "not reported by the kubelet yet (is the node's kubelet running?)".into();
     };
@@ -344,6 +344,16 @@ fn pending_state(pod: Option<&Pod>) -> String {
         .iter()
         .flatten()
         .find_map(|cs| cs.state.as_ref()?.waiting.as_ref()?.reason.clone());
+    if status
+        .container_statuses
+        .as_ref()
+        .is_none_or(|c| c.is_empty())
+    {
+        return format!(
+            "{}, with no container status: not reported by the kubelet yet (is the node's kubelet running?)",
+            status.phase.as_deref().unwrap_or("Pending")
+        );
+    }
     format!(
         "{}{}",
         status.phase.as_deref().unwrap_or("Pending"),
@@ -460,6 +470,21 @@ async fn probe_in_pod(
         pause = (pause * 2).min(Duration::from_secs(1));
     }
 
+    exec_probe(client, node, name, o, deadline).await
+}
+
+/// Exec `sh -s` in a running probe pod (one of `--exec`'s, or of `--via daemonset`'s
+/// DaemonSet) and write the probe on its stdin; its output, bounded by `deadline`.
+pub async fn exec_probe(
+    client: &Client,
+    node: &str,
+    name: &str,
+    o: &ExecOptions,
+    deadline: tokio::time::Instant,
+) -> Result<ProbeRun> {
+    let ns = &o.namespace;
+    let api: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
     // Exec `sh -s` and write the script on stdin.
     let ap = AttachParams::default()
         .container(CONTAINER)

@@ -2,6 +2,7 @@
 //! exec through a short-lived pod). Every transport sends the same embedded script on stdin and
 //! returns its raw output; `parse::probe` reads it and `diagnose::node_check` judges it.
 
+pub mod daemonset;
 pub mod exec;
 pub mod local;
 pub mod ssh;

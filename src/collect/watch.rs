@@ -1,0 +1,1203 @@
+//! `volmnt watch`'s collector: kube's watchers keep a cache of what a stuck pod's case needs,
+//! and every pod whose case changed comes out as one `Case`, assembled by the same code as
+//! `doctor namespace` (cluster::assemble). The engine that diagnoses it does not know it runs
+//! in a loop.
+//!
+//! Each resource is listed once (paginated) and then watched from that list's
+//! resourceVersion, with bookmarks (`allowWatchBookmarks=true`), so a watch that ends (the
+//! server closes it every few minutes) resumes where it was without listing again. Only when
+//! the server answers 410 Gone (the resourceVersion was compacted away) does kube's watcher
+//! list again; the store is swapped whole at the end of that list, so no pod is lost or
+//! reported missing in between. Errors are retried with kube's exponential back-off.
+//!
+//! What is kept: PVCs, PVs, Nodes (without their image lists), CSINodes, VolumeAttachments,
+//! CSIDrivers and StorageClasses as kube reflector stores (managedFields dropped); ConfigMaps
+//! and Secrets as metadata only (names: existence is all a case needs, and Secrets' data is
+//! never read); Warning events about pods, in the compact form the engine reads; and of pods
+//! only those that matter: a Pending pod in full (it may be stuck), any other pod that uses a
+//! claim as a few strings (to find the other users of a stuck pod's claim). A Running pod
+//! without claims costs nothing. That is what keeps 50,000 pods within a small memory budget.
+//!
+//! A pod is handed out when it is stuck (cluster::is_stuck: Pending, ContainerCreating, older
+//! than `min_age`) and something its case is made of changed: the pod, its events, its claims,
+//! their PVs and VolumeAttachments, its node and CSINode, the ConfigMaps/Secrets of its
+//! namespace, the CSIDrivers and StorageClasses; or when it just became old enough. A pod that
+//! was handed out and is no longer stuck (it runs, or is gone) comes out as `Cleared`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use futures::stream::{BoxStream, SelectAll};
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Event as CoreEvent, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret,
+};
+use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::store::{Store, Writer};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher::{self, Event as WEvent};
+use kube::runtime::WatchStreamExt;
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use super::cluster::{
+    assemble, event_from_core, is_stuck, Access, CaseObjects, ClaimUser, Cluster,
+};
+use crate::model::{Case, Denied, Event};
+
+/// (namespace, name) of a pod.
+pub type PodKey = (String, String);
+
+/// What to watch and when a pod counts as stuck.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// None: every namespace. Some: these namespaces only.
+    pub namespaces: Option<Vec<String>>,
+    /// Only pods matching this label selector (`app=web,tier!=cache`).
+    pub label_selector: Option<String>,
+    /// A Pending pod counts as stuck once it is this old.
+    pub min_age: Duration,
+    /// Every stuck pod is handed out again this often, even if nothing changed.
+    pub resync: Duration,
+    /// Page size of the lists.
+    pub page_size: u32,
+}
+
+/// One pod that needs (re)diagnosis, or that no longer does.
+#[derive(Debug)]
+pub enum Update {
+    Stuck {
+        key: PodKey,
+        uid: String,
+        node: Option<String>,
+        case: Box<Case>,
+        /// When the first change that made this case differ arrived.
+        since: Instant,
+    },
+    Cleared {
+        key: PodKey,
+        uid: String,
+    },
+}
+
+/// Health of the watch, for metrics and logs.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub synced: bool,
+    /// Objects held, by resource.
+    pub cached: Vec<(String, u64)>,
+    /// Relists after the first list, by resource.
+    pub restarts: Vec<(String, u64)>,
+    /// Watch errors (each retried with back-off), by resource.
+    pub errors: Vec<(String, u64)>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cache
+// ---------------------------------------------------------------------------------------------
+
+/// What is kept of a pod.
+#[derive(Debug, Clone)]
+struct PodEntry {
+    uid: String,
+    user: ClaimUser,
+    /// The whole pod while it is Pending (it may be stuck); None otherwise.
+    pending: Option<Arc<Pod>>,
+}
+
+impl PodEntry {
+    /// None for a pod that is not worth keeping (not Pending, no claims).
+    fn of(p: &Pod) -> Option<PodEntry> {
+        let pending = p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Pending")
+            && p.metadata.deletion_timestamp.is_none();
+        let user = ClaimUser::of(p);
+        if !pending && user.claims.is_empty() {
+            return None;
+        }
+        let mut full = p.clone();
+        full.metadata.managed_fields = None;
+        Some(PodEntry {
+            uid: p.metadata.uid.clone().unwrap_or_default(),
+            user,
+            pending: pending.then(|| Arc::new(full)),
+        })
+    }
+}
+
+/// A store per namespace in scope (or one for all namespaces), each fed by its own watcher.
+struct Scoped<K: Resource<DynamicType = ()> + Clone + 'static> {
+    stores: Vec<(Option<String>, Store<K>)>,
+}
+
+impl<K> Scoped<K>
+where
+    K: Resource<DynamicType = ()> + Clone + 'static,
+{
+    fn get(&self, ns: &str, name: &str) -> Option<Arc<K>> {
+        self.stores
+            .iter()
+            .find(|(s, _)| s.as_deref().is_none_or(|s| s == ns))
+            .and_then(|(_, st)| st.get(&ObjectRef::new(name).within(ns)))
+    }
+
+    fn len(&self) -> usize {
+        self.stores.iter().map(|(_, s)| s.len()).sum()
+    }
+}
+
+/// Everything a case is assembled from.
+struct Cache {
+    pods: HashMap<PodKey, PodEntry>,
+    /// (namespace, claim) → pods using it.
+    by_claim: HashMap<(String, String), HashSet<PodKey>>,
+    /// node → Pending pods on it.
+    by_node: HashMap<String, HashSet<PodKey>>,
+    /// Warning events by pod, by event name.
+    events: HashMap<PodKey, HashMap<String, Event>>,
+    pvcs: Scoped<PersistentVolumeClaim>,
+    configmaps: Scoped<PartialObjectMeta<ConfigMap>>,
+    secrets: Scoped<PartialObjectMeta<Secret>>,
+    pvs: Store<PersistentVolume>,
+    nodes: Store<Node>,
+    csinodes: Store<CSINode>,
+    attachments: Store<VolumeAttachment>,
+    drivers: Store<CSIDriver>,
+    classes: Store<StorageClass>,
+    pvcs_denied: bool,
+    configmaps_denied: bool,
+    secrets_denied: bool,
+}
+
+impl Cache {
+    fn unindex(&mut self, key: &PodKey) -> Option<PodEntry> {
+        let old = self.pods.remove(key)?;
+        for c in &old.user.claims {
+            let k = (key.0.clone(), c.clone());
+            if let Some(set) = self.by_claim.get_mut(&k) {
+                set.remove(key);
+                if set.is_empty() {
+                    self.by_claim.remove(&k);
+                }
+            }
+        }
+        if let (Some(_), Some(n)) = (&old.pending, &old.user.node) {
+            if let Some(set) = self.by_node.get_mut(n) {
+                set.remove(key);
+                if set.is_empty() {
+                    self.by_node.remove(n);
+                }
+            }
+        }
+        Some(old)
+    }
+
+    fn index(&mut self, key: PodKey, e: PodEntry) {
+        for c in &e.user.claims {
+            self.by_claim
+                .entry((key.0.clone(), c.clone()))
+                .or_default()
+                .insert(key.clone());
+        }
+        if let (Some(_), Some(n)) = (&e.pending, &e.user.node) {
+            self.by_node
+                .entry(n.clone())
+                .or_default()
+                .insert(key.clone());
+        }
+        self.pods.insert(key, e);
+    }
+
+    /// Pending pods using any of these claims of a namespace.
+    fn candidates_using<'a>(
+        &'a self,
+        ns: &'a str,
+        claims: impl IntoIterator<Item = &'a String> + 'a,
+    ) -> impl Iterator<Item = PodKey> + 'a {
+        claims.into_iter().flat_map(move |c| {
+            self.by_claim
+                .get(&(ns.to_string(), c.clone()))
+                .into_iter()
+                .flatten()
+                .filter(|k| self.pods.get(*k).is_some_and(|e| e.pending.is_some()))
+                .cloned()
+        })
+    }
+
+    fn candidates(&self) -> impl Iterator<Item = &PodKey> {
+        self.pods
+            .iter()
+            .filter(|(_, e)| e.pending.is_some())
+            .map(|(k, _)| k)
+    }
+}
+
+impl CaseObjects for Cache {
+    fn events_of(&self, namespace: &str, pod: &str) -> Vec<Event> {
+        let mut v: Vec<Event> = self
+            .events
+            .get(&(namespace.to_string(), pod.to_string()))
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default();
+        // Oldest first, as a list would give them (and the same order every time).
+        v.sort_by(|a, b| (&a.age, &a.reason, &a.message).cmp(&(&b.age, &b.reason, &b.message)));
+        v
+    }
+    fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim> {
+        self.pvcs.get(namespace, name).map(|p| (*p).clone())
+    }
+    fn pv(&self, name: &str) -> Option<PersistentVolume> {
+        self.pvs.get(&ObjectRef::new(name)).map(|p| (*p).clone())
+    }
+    fn node(&self, name: &str) -> Option<Node> {
+        self.nodes.get(&ObjectRef::new(name)).map(|n| (*n).clone())
+    }
+    fn csinode(&self, name: &str) -> Option<CSINode> {
+        self.csinodes
+            .get(&ObjectRef::new(name))
+            .map(|n| (*n).clone())
+    }
+    fn pvcs_known(&self) -> bool {
+        !self.pvcs_denied
+    }
+    fn configmap_exists(&self, namespace: &str, name: &str) -> Option<bool> {
+        (!self.configmaps_denied).then(|| self.configmaps.get(namespace, name).is_some())
+    }
+    fn secret_exists(&self, namespace: &str, name: &str) -> Option<bool> {
+        (!self.secrets_denied).then(|| self.secrets.get(namespace, name).is_some())
+    }
+    fn pods_using(&self, ns: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod> {
+        let mut keys: BTreeSet<&PodKey> = BTreeSet::new();
+        for c in claims {
+            if let Some(set) = self.by_claim.get(&(ns.to_string(), c.clone())) {
+                keys.extend(set.iter().filter(|k| k.1 != except));
+            }
+        }
+        keys.into_iter()
+            .filter_map(|k| self.pods.get(k))
+            .map(|e| e.user.to_pod())
+            .collect()
+    }
+    fn attachments_of(&self, pvs: &BTreeSet<&str>) -> Vec<VolumeAttachment> {
+        self.attachments
+            .state()
+            .into_iter()
+            .filter(|va| {
+                va.spec
+                    .source
+                    .persistent_volume_name
+                    .as_deref()
+                    .is_some_and(|p| pvs.contains(p))
+            })
+            .map(|va| (*va).clone())
+            .collect()
+    }
+    fn drivers(&self) -> Vec<CSIDriver> {
+        let mut v: Vec<CSIDriver> = self.drivers.state().iter().map(|d| (**d).clone()).collect();
+        v.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        v
+    }
+    fn classes(&self) -> Vec<StorageClass> {
+        let mut v: Vec<StorageClass> = self.classes.state().iter().map(|d| (**d).clone()).collect();
+        v.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        v
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The watchers
+// ---------------------------------------------------------------------------------------------
+
+/// One watcher's output, typed per resource.
+enum Payload {
+    Pod(WEvent<Pod>),
+    Event(WEvent<CoreEvent>),
+    Pvc(WEvent<PersistentVolumeClaim>),
+    ConfigMap(WEvent<PartialObjectMeta<ConfigMap>>),
+    Secret(WEvent<PartialObjectMeta<Secret>>),
+    Pv(WEvent<PersistentVolume>),
+    Node(WEvent<Node>),
+    CsiNode(WEvent<CSINode>),
+    Attachment(WEvent<VolumeAttachment>),
+    Driver(WEvent<CSIDriver>),
+    Class(WEvent<StorageClass>),
+}
+
+type Item = (usize, Result<Payload, watcher::Error>);
+
+/// A watcher's bookkeeping.
+struct Feed {
+    resource: &'static str,
+    group: &'static str,
+    namespace: Option<String>,
+    /// Pods and events are required; without the others a case is partial, not impossible.
+    required: bool,
+    /// Listed at least once.
+    synced: bool,
+    /// A list in progress (after Init, before InitDone).
+    listing: bool,
+    restarts: u64,
+    errors: u64,
+    denied: bool,
+    /// The writer of this feed's reflector store, when it has one (by type, in `Writers`).
+    writer: usize,
+}
+
+/// The reflector writers, one per feed that keeps a kube store.
+#[derive(Default)]
+struct Writers {
+    pvcs: Vec<Writer<PersistentVolumeClaim>>,
+    configmaps: Vec<Writer<PartialObjectMeta<ConfigMap>>>,
+    secrets: Vec<Writer<PartialObjectMeta<Secret>>>,
+    pvs: Option<Writer<PersistentVolume>>,
+    nodes: Option<Writer<Node>>,
+    csinodes: Option<Writer<CSINode>>,
+    attachments: Option<Writer<VolumeAttachment>>,
+    drivers: Option<Writer<CSIDriver>>,
+    classes: Option<Writer<StorageClass>>,
+}
+
+/// Objects keep everything but managedFields (never read, often the largest part).
+fn trim<K: Resource>(o: &mut K) {
+    o.meta_mut().managed_fields = None;
+}
+
+fn feed<K>(
+    api: Api<K>,
+    cfg: watcher::Config,
+    idx: usize,
+    wrap: fn(WEvent<K>) -> Payload,
+    modify: fn(&mut K),
+) -> BoxStream<'static, Item>
+where
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    watcher::watcher(api, cfg)
+        .default_backoff()
+        .modify(modify)
+        .map(move |r| (idx, r.map(wrap)))
+        .boxed()
+}
+
+/// The collector: watchers, the cache, and which pods need diagnosis.
+pub struct Collector {
+    opts: WatchOptions,
+    cache: Cache,
+    writers: Writers,
+    feeds: Vec<Feed>,
+    streams: SelectAll<BoxStream<'static, Item>>,
+    /// List buffers of the pod and event feeds (a relist swaps them in at its end).
+    pod_buf: HashMap<usize, HashMap<PodKey, PodEntry>>,
+    event_buf: HashMap<usize, HashMap<PodKey, HashMap<String, Event>>>,
+    dirty: HashMap<PodKey, Instant>,
+    /// Pods handed out as stuck (and their uids), so that recovery is reported once.
+    reported: HashMap<PodKey, String>,
+    /// Pending pods that become old enough at this Unix second.
+    due: BTreeMap<i64, HashSet<PodKey>>,
+    was_synced: bool,
+    next_resync: Instant,
+    target: String,
+    log: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn node_trim(n: &mut Node) {
+    n.metadata.managed_fields = None;
+    if let Some(s) = n.status.as_mut() {
+        // The image list is the bulk of a Node and says nothing about volumes.
+        s.images = None;
+    }
+}
+
+impl Collector {
+    /// Start every watcher (nothing is read until `next` is polled).
+    pub fn start(
+        cluster: &Cluster,
+        opts: WatchOptions,
+        log: Arc<dyn Fn(String) + Send + Sync>,
+    ) -> Collector {
+        let client: Client = cluster.client();
+        let scopes: Vec<Option<String>> = match &opts.namespaces {
+            None => vec![None],
+            Some(v) => v.iter().cloned().map(Some).collect(),
+        };
+        let page = |c: watcher::Config| c.page_size(opts.page_size);
+        let mut feeds: Vec<Feed> = Vec::new();
+        let mut streams = SelectAll::new();
+        let mut writers = Writers::default();
+        let mut add = |resource: &'static str,
+                       group: &'static str,
+                       namespace: Option<String>,
+                       required: bool,
+                       writer: usize|
+         -> usize {
+            feeds.push(Feed {
+                resource,
+                group,
+                namespace,
+                required,
+                synced: false,
+                listing: false,
+                restarts: 0,
+                errors: 0,
+                denied: false,
+                writer,
+            });
+            feeds.len() - 1
+        };
+        fn api_in<K>(client: &Client, ns: &Option<String>) -> Api<K>
+        where
+            K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+        {
+            match ns {
+                Some(n) => Api::namespaced(client.clone(), n),
+                None => Api::all(client.clone()),
+            }
+        }
+        let mut pvc_stores = Vec::new();
+        let mut cm_stores = Vec::new();
+        let mut secret_stores = Vec::new();
+        for ns in &scopes {
+            let mut pcfg = page(watcher::Config::default());
+            if let Some(l) = &opts.label_selector {
+                pcfg = pcfg.labels(l);
+            }
+            let i = add("pods", "", ns.clone(), true, 0);
+            streams.push(feed(
+                api_in::<Pod>(&client, ns),
+                pcfg,
+                i,
+                Payload::Pod,
+                trim,
+            ));
+            // Our own VolumeDiagnosis events are not evidence: leave them out at the source.
+            let ecfg = page(watcher::Config::default())
+                .fields("involvedObject.kind=Pod,type=Warning,reason!=VolumeDiagnosis");
+            let i = add("events", "", ns.clone(), true, 0);
+            streams.push(feed(
+                api_in::<CoreEvent>(&client, ns),
+                ecfg,
+                i,
+                Payload::Event,
+                trim,
+            ));
+            let w = Writer::default();
+            pvc_stores.push((ns.clone(), w.as_reader()));
+            writers.pvcs.push(w);
+            let i = add(
+                "persistentvolumeclaims",
+                "",
+                ns.clone(),
+                false,
+                writers.pvcs.len() - 1,
+            );
+            streams.push(feed(
+                api_in::<PersistentVolumeClaim>(&client, ns),
+                page(watcher::Config::default()),
+                i,
+                Payload::Pvc,
+                trim,
+            ));
+            let w = Writer::default();
+            cm_stores.push((ns.clone(), w.as_reader()));
+            writers.configmaps.push(w);
+            let i = add(
+                "configmaps",
+                "",
+                ns.clone(),
+                false,
+                writers.configmaps.len() - 1,
+            );
+            // Metadata only (PartialObjectMetadata lists): names are all a case needs.
+            streams.push(feed(
+                api_in::<PartialObjectMeta<ConfigMap>>(&client, ns),
+                page(watcher::Config::default()),
+                i,
+                Payload::ConfigMap,
+                trim,
+            ));
+            let w = Writer::default();
+            secret_stores.push((ns.clone(), w.as_reader()));
+            writers.secrets.push(w);
+            let i = add("secrets", "", ns.clone(), false, writers.secrets.len() - 1);
+            // Never a Secret's data: metadata only.
+            streams.push(feed(
+                api_in::<PartialObjectMeta<Secret>>(&client, ns),
+                page(watcher::Config::default()),
+                i,
+                Payload::Secret,
+                trim,
+            ));
+        }
+        macro_rules! cluster_feed {
+            ($t:ty, $res:expr, $group:expr, $slot:ident, $payload:path, $modify:expr) => {{
+                let w: Writer<$t> = Writer::default();
+                let reader = w.as_reader();
+                writers.$slot = Some(w);
+                let i = add($res, $group, None, false, 0);
+                streams.push(feed(
+                    Api::<$t>::all(client.clone()),
+                    page(watcher::Config::default()),
+                    i,
+                    $payload,
+                    $modify,
+                ));
+                reader
+            }};
+        }
+        let pvs = cluster_feed!(
+            PersistentVolume,
+            "persistentvolumes",
+            "",
+            pvs,
+            Payload::Pv,
+            trim
+        );
+        let nodes = cluster_feed!(Node, "nodes", "", nodes, Payload::Node, node_trim);
+        let csinodes = cluster_feed!(
+            CSINode,
+            "csinodes",
+            "storage.k8s.io",
+            csinodes,
+            Payload::CsiNode,
+            trim
+        );
+        let attachments = cluster_feed!(
+            VolumeAttachment,
+            "volumeattachments",
+            "storage.k8s.io",
+            attachments,
+            Payload::Attachment,
+            trim
+        );
+        let drivers = cluster_feed!(
+            CSIDriver,
+            "csidrivers",
+            "storage.k8s.io",
+            drivers,
+            Payload::Driver,
+            trim
+        );
+        let classes = cluster_feed!(
+            StorageClass,
+            "storageclasses",
+            "storage.k8s.io",
+            classes,
+            Payload::Class,
+            trim
+        );
+        let cache = Cache {
+            pods: HashMap::new(),
+            by_claim: HashMap::new(),
+            by_node: HashMap::new(),
+            events: HashMap::new(),
+            pvcs: Scoped { stores: pvc_stores },
+            configmaps: Scoped { stores: cm_stores },
+            secrets: Scoped {
+                stores: secret_stores,
+            },
+            pvs,
+            nodes,
+            csinodes,
+            attachments,
+            drivers,
+            classes,
+            pvcs_denied: false,
+            configmaps_denied: false,
+            secrets_denied: false,
+        };
+        let resync = opts.resync;
+        Collector {
+            opts,
+            cache,
+            writers,
+            feeds,
+            streams,
+            pod_buf: HashMap::new(),
+            event_buf: HashMap::new(),
+            dirty: HashMap::new(),
+            reported: HashMap::new(),
+            due: BTreeMap::new(),
+            was_synced: false,
+            next_resync: Instant::now() + resync,
+            target: cluster.target.clone(),
+            log,
+        }
+    }
+
+    /// Every watched resource has been listed (or is refused and optional).
+    pub fn synced(&self) -> bool {
+        self.feeds
+            .iter()
+            .all(|f| f.synced || (f.denied && !f.required))
+    }
+
+    /// Reads refused so far (`list secrets in namespace x`), for cases and logs.
+    pub fn denied(&self) -> Vec<Denied> {
+        let mut v: Vec<Denied> = self
+            .feeds
+            .iter()
+            .filter(|f| f.denied)
+            .map(|f| {
+                Access {
+                    resource: f.resource,
+                    group: f.group,
+                    namespace: f.namespace.as_deref(),
+                }
+                .describe("list")
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut restarts: BTreeMap<String, u64> = BTreeMap::new();
+        let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+        for f in &self.feeds {
+            *restarts.entry(f.resource.to_string()).or_default() += f.restarts;
+            *errors.entry(f.resource.to_string()).or_default() += f.errors;
+        }
+        let c = &self.cache;
+        let cached = vec![
+            ("pods".to_string(), c.pods.len() as u64),
+            (
+                "events".to_string(),
+                c.events.values().map(|m| m.len() as u64).sum(),
+            ),
+            ("persistentvolumeclaims".to_string(), c.pvcs.len() as u64),
+            ("persistentvolumes".to_string(), c.pvs.len() as u64),
+            ("nodes".to_string(), c.nodes.len() as u64),
+            ("csinodes".to_string(), c.csinodes.len() as u64),
+            ("volumeattachments".to_string(), c.attachments.len() as u64),
+            ("csidrivers".to_string(), c.drivers.len() as u64),
+            ("storageclasses".to_string(), c.classes.len() as u64),
+            ("configmaps".to_string(), c.configmaps.len() as u64),
+            ("secrets".to_string(), c.secrets.len() as u64),
+        ];
+        Stats {
+            synced: self.synced(),
+            cached,
+            restarts: restarts.into_iter().collect(),
+            errors: errors.into_iter().collect(),
+        }
+    }
+
+    /// Hand out every stuck pod again (e.g. this replica just became the leader).
+    pub fn mark_all(&mut self) {
+        let now = Instant::now();
+        let keys: Vec<PodKey> = self.cache.candidates().cloned().collect();
+        for k in keys {
+            self.dirty.entry(k).or_insert(now);
+        }
+    }
+
+    /// Wait for the next pods whose case changed. Nothing comes out before the cache is synced.
+    pub async fn next(&mut self) -> Vec<Update> {
+        loop {
+            if self.synced() {
+                if !self.was_synced {
+                    self.was_synced = true;
+                    (self.log)(format!(
+                        "watch cache synced from {}: {} pods kept, {} Pending",
+                        self.target,
+                        self.cache.pods.len(),
+                        self.cache.candidates().count()
+                    ));
+                    self.mark_all();
+                }
+                if Instant::now() >= self.next_resync {
+                    self.next_resync = Instant::now() + self.opts.resync;
+                    let now = Instant::now();
+                    for k in self.reported.keys() {
+                        self.dirty.entry(k.clone()).or_insert(now);
+                    }
+                }
+                if !self.dirty.is_empty() {
+                    let out = self.flush();
+                    if !out.is_empty() {
+                        return out;
+                    }
+                }
+            }
+            let due_in = self.due.keys().next().map(|secs| {
+                Duration::from_secs((secs - unix_now()).max(0) as u64) + Duration::from_millis(50)
+            });
+            let resync_in = self.next_resync.saturating_duration_since(Instant::now());
+            let wait = due_in.map_or(resync_in, |d| d.min(resync_in));
+            tokio::select! {
+                item = self.streams.next() => match item {
+                    Some(item) => {
+                        self.handle(item);
+                        // Take what is already there in one go: one diagnosis per pod per burst.
+                        for _ in 0..4096 {
+                            match self.streams.next().now_or_never() {
+                                Some(Some(item)) => self.handle(item),
+                                _ => break,
+                            }
+                        }
+                    }
+                    None => std::future::pending::<()>().await,
+                },
+                _ = tokio::time::sleep(wait) => {
+                    let now_secs = unix_now();
+                    let now = Instant::now();
+                    let later = self.due.split_off(&(now_secs + 1));
+                    let ready = std::mem::replace(&mut self.due, later);
+                    for k in ready.into_values().flatten() {
+                        self.dirty.entry(k).or_insert(now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Turn the dirty pods into updates.
+    fn flush(&mut self) -> Vec<Update> {
+        let now_secs = unix_now();
+        let denied = self.denied();
+        let mut out = Vec::new();
+        let mut dirty: Vec<(PodKey, Instant)> = self.dirty.drain().collect();
+        dirty.sort();
+        for (key, since) in dirty {
+            let entry = self.cache.pods.get(&key);
+            match entry.and_then(|e| e.pending.clone().map(|p| (e.uid.clone(), p))) {
+                Some((uid, pod)) if is_stuck(&pod, now_secs, self.opts.min_age) => {
+                    let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+                    let mut case = assemble(&self.cache, (*pod).clone());
+                    case.denied = denied.clone();
+                    case.inputs.push(format!("watch: {} (cache)", self.target));
+                    self.reported.insert(key.clone(), uid.clone());
+                    out.push(Update::Stuck {
+                        key,
+                        uid,
+                        node,
+                        case: Box::new(case),
+                        since,
+                    });
+                }
+                Some((_, pod)) => {
+                    let created = pod
+                        .metadata
+                        .creation_timestamp
+                        .as_ref()
+                        .map(|t| t.0.as_second())
+                        .unwrap_or(now_secs);
+                    let ready_at = created + self.opts.min_age.as_secs() as i64;
+                    if ready_at > now_secs {
+                        self.due.entry(ready_at).or_default().insert(key.clone());
+                    }
+                    if let Some(uid) = self.reported.remove(&key) {
+                        out.push(Update::Cleared { key, uid });
+                    }
+                }
+                None => {
+                    if let Some(uid) = self.reported.remove(&key) {
+                        out.push(Update::Cleared { key, uid });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn mark(&mut self, keys: impl IntoIterator<Item = PodKey>) {
+        let now = Instant::now();
+        for k in keys {
+            let candidate = self.cache.pods.get(&k).is_some_and(|e| e.pending.is_some());
+            if candidate || self.reported.contains_key(&k) {
+                self.dirty.entry(k).or_insert(now);
+            }
+        }
+    }
+
+    fn mark_namespace(&mut self, ns: &str) {
+        let keys: Vec<PodKey> = self
+            .cache
+            .candidates()
+            .filter(|k| k.0 == ns)
+            .cloned()
+            .collect();
+        self.mark(keys);
+    }
+
+    fn mark_claim(&mut self, ns: &str, claim: &str) {
+        let claim = claim.to_string();
+        let keys: Vec<PodKey> = self
+            .cache
+            .candidates_using(ns, std::iter::once(&claim))
+            .collect();
+        self.mark(keys);
+    }
+
+    fn mark_pv(&mut self, pv: &PersistentVolume) {
+        if let Some(r) = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref()) {
+            let ns = r.namespace.clone().unwrap_or_default();
+            let name = r.name.clone().unwrap_or_default();
+            self.mark_claim(&ns, &name);
+        }
+    }
+
+    fn mark_node(&mut self, node: &str) {
+        let keys: Vec<PodKey> = self
+            .cache
+            .by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        self.mark(keys);
+    }
+
+    fn mark_everything(&mut self) {
+        let keys: Vec<PodKey> = self.cache.candidates().cloned().collect();
+        self.mark(keys);
+    }
+
+    fn handle(&mut self, (idx, item): Item) {
+        let payload = match item {
+            Ok(p) => p,
+            Err(e) => {
+                self.watch_error(idx, e);
+                return;
+            }
+        };
+        // List bookkeeping common to every feed.
+        let phase = match &payload {
+            Payload::Pod(e) => phase_of(e),
+            Payload::Event(e) => phase_of(e),
+            Payload::Pvc(e) => phase_of(e),
+            Payload::ConfigMap(e) => phase_of(e),
+            Payload::Secret(e) => phase_of(e),
+            Payload::Pv(e) => phase_of(e),
+            Payload::Node(e) => phase_of(e),
+            Payload::CsiNode(e) => phase_of(e),
+            Payload::Attachment(e) => phase_of(e),
+            Payload::Driver(e) => phase_of(e),
+            Payload::Class(e) => phase_of(e),
+        };
+        let mut relisted = false;
+        {
+            let f = &mut self.feeds[idx];
+            match phase {
+                Phase::Init => {
+                    if f.synced {
+                        f.restarts += 1;
+                    }
+                    f.listing = true;
+                }
+                Phase::InitDone => {
+                    relisted = f.synced;
+                    f.synced = true;
+                    f.listing = false;
+                    if f.denied {
+                        f.denied = false;
+                    }
+                }
+                Phase::Other => {}
+            }
+        }
+        if phase == Phase::InitDone {
+            let f = &self.feeds[idx];
+            match f.resource {
+                "persistentvolumeclaims" => self.cache.pvcs_denied = false,
+                "configmaps" => self.cache.configmaps_denied = false,
+                "secrets" => self.cache.secrets_denied = false,
+                _ => {}
+            }
+            if relisted {
+                (self.log)(format!(
+                    "{} relisted{} (the watch could not resume: its resourceVersion expired)",
+                    f.resource,
+                    f.namespace
+                        .as_ref()
+                        .map(|n| format!(" in namespace {n}"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        let w = self.feeds[idx].writer;
+        match payload {
+            Payload::Pod(e) => self.on_pod(idx, e),
+            Payload::Event(e) => self.on_event(idx, e),
+            Payload::Pvc(e) => {
+                self.writers.pvcs[w].apply_watcher_event(&e);
+                if let WEvent::Apply(p) | WEvent::Delete(p) = &e {
+                    let ns = p.namespace().unwrap_or_default();
+                    self.mark_claim(&ns, &p.name_any());
+                }
+            }
+            Payload::ConfigMap(e) => {
+                self.writers.configmaps[w].apply_watcher_event(&e);
+                if let WEvent::Apply(m) | WEvent::Delete(m) = &e {
+                    self.mark_namespace(&m.metadata.namespace.clone().unwrap_or_default());
+                }
+            }
+            Payload::Secret(e) => {
+                self.writers.secrets[w].apply_watcher_event(&e);
+                if let WEvent::Apply(m) | WEvent::Delete(m) = &e {
+                    self.mark_namespace(&m.metadata.namespace.clone().unwrap_or_default());
+                }
+            }
+            Payload::Pv(e) => {
+                if let Some(wr) = self.writers.pvs.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if let WEvent::Apply(p) | WEvent::Delete(p) = &e {
+                    self.mark_pv(p);
+                }
+            }
+            Payload::Node(e) => {
+                if let Some(wr) = self.writers.nodes.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if let WEvent::Apply(n) | WEvent::Delete(n) = &e {
+                    self.mark_node(&n.name_any());
+                }
+            }
+            Payload::CsiNode(e) => {
+                if let Some(wr) = self.writers.csinodes.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if let WEvent::Apply(n) | WEvent::Delete(n) = &e {
+                    self.mark_node(&n.name_any());
+                }
+            }
+            Payload::Attachment(e) => {
+                if let Some(wr) = self.writers.attachments.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if let WEvent::Apply(va) | WEvent::Delete(va) = &e {
+                    let pv = va
+                        .spec
+                        .source
+                        .persistent_volume_name
+                        .as_ref()
+                        .and_then(|n| self.cache.pvs.get(&ObjectRef::new(n)));
+                    if let Some(pv) = pv {
+                        self.mark_pv(&pv);
+                    }
+                }
+            }
+            Payload::Driver(e) => {
+                if let Some(wr) = self.writers.drivers.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if matches!(e, WEvent::Apply(_) | WEvent::Delete(_)) {
+                    self.mark_everything();
+                }
+            }
+            Payload::Class(e) => {
+                if let Some(wr) = self.writers.classes.as_mut() {
+                    wr.apply_watcher_event(&e);
+                }
+                if matches!(e, WEvent::Apply(_) | WEvent::Delete(_)) {
+                    self.mark_everything();
+                }
+            }
+        }
+        if relisted {
+            // Whatever changed while the watch was down is in the new list.
+            self.mark_everything();
+        }
+    }
+
+    fn watch_error(&mut self, idx: usize, e: watcher::Error) {
+        let f = &mut self.feeds[idx];
+        f.errors += 1;
+        let api_code = match &e {
+            watcher::Error::InitialListFailed(kube::Error::Api(s))
+            | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+            | watcher::Error::WatchFailed(kube::Error::Api(s)) => Some(s.code),
+            watcher::Error::WatchError(s) => Some(s.code),
+            _ => None,
+        };
+        let scope = f
+            .namespace
+            .as_ref()
+            .map(|n| format!(" in namespace {n}"))
+            .unwrap_or_default();
+        if api_code == Some(403) {
+            if !f.denied {
+                f.denied = true;
+                let what = Access {
+                    resource: f.resource,
+                    group: f.group,
+                    namespace: f.namespace.as_deref(),
+                }
+                .describe("list/watch");
+                let consequence = if f.required {
+                    "volmnt cannot work without it"
+                } else {
+                    "diagnoses go on without it"
+                };
+                (self.log)(format!(
+                    "not allowed to {what} ({consequence}); deploy/rbac.yaml has the role volmnt watch needs"
+                ));
+                match f.resource {
+                    "persistentvolumeclaims" if !f.synced => self.cache.pvcs_denied = true,
+                    "configmaps" if !f.synced => self.cache.configmaps_denied = true,
+                    "secrets" if !f.synced => self.cache.secrets_denied = true,
+                    _ => {}
+                }
+            }
+            return;
+        }
+        if api_code == Some(410) {
+            // kube's watcher lists again on its next step; counted as a restart at its Init.
+            return;
+        }
+        (self.log)(format!(
+            "watching {}{scope}: {e} (retrying with back-off)",
+            f.resource
+        ));
+    }
+
+    fn on_pod(&mut self, idx: usize, e: WEvent<Pod>) {
+        match e {
+            WEvent::Init => {
+                self.pod_buf.insert(idx, HashMap::new());
+            }
+            WEvent::InitApply(p) => {
+                if let Some(entry) = PodEntry::of(&p) {
+                    self.pod_buf
+                        .entry(idx)
+                        .or_default()
+                        .insert(pod_key(&p), entry);
+                }
+            }
+            WEvent::InitDone => {
+                let buf = self.pod_buf.remove(&idx).unwrap_or_default();
+                let scope = self.feeds[idx].namespace.clone();
+                let in_scope = |k: &PodKey| scope.as_ref().is_none_or(|n| &k.0 == n);
+                let gone: Vec<PodKey> = self
+                    .cache
+                    .pods
+                    .keys()
+                    .filter(|k| in_scope(k) && !buf.contains_key(*k))
+                    .cloned()
+                    .collect();
+                for k in gone {
+                    self.replace_pod(k, None);
+                }
+                for (k, entry) in buf {
+                    self.replace_pod(k, Some(entry));
+                }
+            }
+            WEvent::Apply(p) => {
+                let key = pod_key(&p);
+                self.replace_pod(key, PodEntry::of(&p));
+            }
+            WEvent::Delete(p) => {
+                self.replace_pod(pod_key(&p), None);
+            }
+        }
+    }
+
+    /// Store (or drop) a pod; mark it and the stuck pods that share a claim with it.
+    fn replace_pod(&mut self, key: PodKey, entry: Option<PodEntry>) {
+        let old = self.cache.unindex(&key);
+        let mut claims: BTreeSet<String> = BTreeSet::new();
+        if let Some(o) = &old {
+            claims.extend(o.user.claims.iter().cloned());
+        }
+        if let Some(n) = &entry {
+            claims.extend(n.user.claims.iter().cloned());
+            self.cache.index(key.clone(), n.clone());
+        }
+        let mut keys: Vec<PodKey> = self.cache.candidates_using(&key.0, claims.iter()).collect();
+        keys.push(key);
+        self.mark(keys);
+    }
+
+    fn on_event(&mut self, idx: usize, e: WEvent<CoreEvent>) {
+        match e {
+            WEvent::Init => {
+                self.event_buf.insert(idx, HashMap::new());
+            }
+            WEvent::InitApply(ev) => {
+                let key = involved_pod(&ev);
+                self.event_buf
+                    .entry(idx)
+                    .or_default()
+                    .entry(key)
+                    .or_default()
+                    .insert(ev.name_any(), event_from_core(&ev));
+            }
+            WEvent::InitDone => {
+                let buf = self.event_buf.remove(&idx).unwrap_or_default();
+                let scope = self.feeds[idx].namespace.clone();
+                let in_scope = |k: &PodKey| scope.as_ref().is_none_or(|n| &k.0 == n);
+                let mut touched: Vec<PodKey> = self
+                    .cache
+                    .events
+                    .keys()
+                    .filter(|k| in_scope(k))
+                    .cloned()
+                    .collect();
+                self.cache.events.retain(|k, _| !in_scope(k));
+                touched.extend(buf.keys().cloned());
+                self.cache.events.extend(buf);
+                self.mark(touched);
+            }
+            WEvent::Apply(ev) => {
+                let key = involved_pod(&ev);
+                self.cache
+                    .events
+                    .entry(key.clone())
+                    .or_default()
+                    .insert(ev.name_any(), event_from_core(&ev));
+                self.mark([key]);
+            }
+            WEvent::Delete(ev) => {
+                let key = involved_pod(&ev);
+                if let Some(m) = self.cache.events.get_mut(&key) {
+                    m.remove(&ev.name_any());
+                    if m.is_empty() {
+                        self.cache.events.remove(&key);
+                    }
+                }
+                self.mark([key]);
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Init,
+    InitDone,
+    Other,
+}
+
+fn phase_of<K>(e: &WEvent<K>) -> Phase {
+    match e {
+        WEvent::Init => Phase::Init,
+        WEvent::InitDone => Phase::InitDone,
+        _ => Phase::Other,
+    }
+}
+
+fn pod_key(p: &Pod) -> PodKey {
+    (p.namespace().unwrap_or_default(), p.name_any())
+}
+
+fn involved_pod(e: &CoreEvent) -> PodKey {
+    (
+        e.involved_object
+            .namespace
+            .clone()
+            .or_else(|| e.metadata.namespace.clone())
+            .unwrap_or_default(),
+        e.involved_object.name.clone().unwrap_or_default(),
+    )
+}

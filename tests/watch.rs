@@ -1,0 +1,601 @@
+//! `volmnt watch`: the real binary as a controller against the fake API server (which speaks
+//! watch with resourceVersions and bookmarks, 410 Gone, Leases, Event create/patch). Small
+//! clusters and short timings; the 50,000-pod figures are in `cargo bench --bench watch`.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::fake_api::{start_in_background, FakeApi, FakeCluster, Options};
+use crate::util::{cmd, TempDir};
+
+const NS: &str = "ops-test";
+const POD_A: &str = "node1-nfs-test-547c4d7678-j6kwv";
+const POD_B: &str = "node1-nfs-test-547c4d7678-vwdqg";
+
+/// A fake cluster and a kubeconfig for it.
+struct Cluster {
+    api: FakeApi,
+    _thread: std::thread::JoinHandle<()>,
+    dir: TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Cluster {
+    fn start(fixture: &str, opts: Options) -> Cluster {
+        Cluster::from(FakeCluster::fixture(fixture), opts)
+    }
+
+    fn from(cluster: FakeCluster, opts: Options) -> Cluster {
+        let (api, thread) = start_in_background(cluster, opts);
+        let dir = TempDir::new("watch");
+        let kubeconfig = api.write_kubeconfig(dir.path(), NS);
+        Cluster {
+            api,
+            _thread: thread,
+            dir,
+            kubeconfig,
+        }
+    }
+
+    /// `volmnt watch ARGS` in the background, its stderr collected line by line.
+    fn watch(&self, args: &[&str]) -> Watch {
+        let mut c: Command = cmd();
+        c.arg("watch")
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .env_remove("KUBECONFIG")
+            .env_remove("POD_NAME")
+            .env_remove("POD_NAMESPACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("start volmnt watch");
+        let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+        let stderr = child.stderr.take().expect("stderr");
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(l);
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// The VolumeDiagnosis Events in the store, by name.
+    fn diagnoses(&self) -> Vec<Value> {
+        let mut v: Vec<Value> = self
+            .api
+            .objects()
+            .into_iter()
+            .filter(|o| o["kind"] == "Event" && o["reason"] == "VolumeDiagnosis")
+            .collect();
+        v.sort_by_key(|e| e["metadata"]["name"].as_str().unwrap_or("").to_string());
+        v
+    }
+
+    fn diagnoses_of(&self, pod: &str) -> Vec<Value> {
+        self.diagnoses()
+            .into_iter()
+            .filter(|e| e["involvedObject"]["name"] == pod)
+            .collect()
+    }
+}
+
+/// A running `volmnt watch`; SIGTERM and wait on drop.
+struct Watch {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Watch {
+    fn log(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
+    /// Wait until a log line contains `needle`; the line.
+    fn wait_log(&self, needle: &str, within: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(l) = self
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.contains(needle))
+            {
+                return l.clone();
+            }
+            assert!(
+                start.elapsed() < within,
+                "no log line with {needle:?} within {within:?}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The base URL of /metrics etc. (the port from the start-up line, --listen 127.0.0.1:0).
+    fn http_base(&self) -> String {
+        let l = self.wait_log("/metrics /healthz /readyz on ", Duration::from_secs(10));
+        let url = l
+            .rsplit("on ")
+            .next()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .trim();
+        url.to_string()
+    }
+
+    fn terminate(&mut self) -> i32 {
+        unsafe {
+            libc_kill(self.child.id() as i32, 15);
+        }
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s.code().unwrap_or(-1);
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                let _ = self.child.kill();
+                panic!("volmnt watch did not stop on SIGTERM:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+/// A plain HTTP GET on loopback: (status, body).
+fn http_get(base: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let host = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(host).expect("connect to volmnt's listener");
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).unwrap();
+    let status = buf
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = buf.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, body.to_string())
+}
+
+/// /metrics once it contains every one of `needles` (it is refreshed about once a second).
+fn metrics_with(base: &str, needles: &[&str]) -> String {
+    let start = Instant::now();
+    loop {
+        let (code, body) = http_get(base, "/metrics");
+        assert_eq!(code, 200);
+        if needles.iter().all(|n| body.contains(n)) {
+            return body;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "/metrics lacks one of {needles:?}:\n{body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_until(what: &str, within: Duration, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// One more FailedMount for a pod, as kubelet's recorder does it: the same Event, count + 1.
+fn kubelet_repeats(api: &FakeApi, event_name: &str) {
+    let mut ev = api
+        .object("Event", Some(NS), event_name)
+        .expect("fixture event");
+    let count = ev["count"].as_i64().unwrap_or(1);
+    ev["count"] = json!(count + 1);
+    ev["lastTimestamp"] = json!(rfc3339_now());
+    api.apply(ev);
+}
+
+fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    crate::support::fake_api::rfc3339_secs(secs)
+}
+
+/// The fixture's kubelet FailedMount events about a pod.
+fn failed_mounts(api: &FakeApi, pod: &str) -> Vec<String> {
+    api.objects()
+        .into_iter()
+        .filter(|o| {
+            o["kind"] == "Event"
+                && o["reason"] == "FailedMount"
+                && o["involvedObject"]["name"] == pod
+        })
+        .map(|o| o["metadata"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const FAST: &[&str] = &[
+    "-A",
+    "--min-age",
+    "1s",
+    "--listen",
+    "127.0.0.1:0",
+    "--lease-duration",
+    "2s",
+    "--renew-deadline",
+    "1500ms",
+    "--retry-period",
+    "250ms",
+];
+
+#[test]
+fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut args = FAST.to_vec();
+    args.extend(["--event-refresh", "100ms"]);
+    let w = c.watch(&args);
+    wait_until(
+        "both stuck pods get their Event",
+        Duration::from_secs(20),
+        || c.diagnoses().len() == 2,
+    );
+    let ev = &c.diagnoses_of(POD_A)[0];
+    let pod = c.api.object("Pod", Some(NS), POD_A).unwrap();
+    assert_eq!(ev["type"], "Warning");
+    assert_eq!(ev["reason"], "VolumeDiagnosis");
+    assert_eq!(ev["involvedObject"]["kind"], "Pod");
+    assert_eq!(ev["involvedObject"]["uid"], pod["metadata"]["uid"]);
+    assert_eq!(ev["metadata"]["namespace"], NS);
+    assert_eq!(ev["count"], 1);
+    assert_eq!(ev["source"]["component"], "volmnt");
+    assert_eq!(ev["reportingComponent"], "volmnt");
+    assert_eq!(ev["firstTimestamp"], ev["lastTimestamp"]);
+    let msg = ev["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "nfs_client_missing: Pod {NS}/{POD_A} on node1 is stuck: NFS client not installed"
+        )),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("Fix: ") && msg.contains("sudo yum install -y nfs-utils"),
+        "{msg}"
+    );
+
+    // kubelet keeps failing: the same Event is updated (count, lastTimestamp), never a second.
+    let fm = failed_mounts(&c.api, POD_A);
+    assert!(!fm.is_empty());
+    for round in 2..=3 {
+        std::thread::sleep(Duration::from_millis(150));
+        kubelet_repeats(&c.api, &fm[0]);
+        wait_until("the Event's count goes up", Duration::from_secs(10), || {
+            c.diagnoses_of(POD_A)
+                .first()
+                .is_some_and(|e| e["count"] == round)
+        });
+    }
+    let evs = c.diagnoses_of(POD_A);
+    assert_eq!(evs.len(), 1, "one Event per pod and cause: {evs:#?}");
+    assert_eq!(evs[0]["firstTimestamp"], ev["firstTimestamp"]);
+    assert_eq!(evs[0]["metadata"]["name"], ev["metadata"]["name"]);
+    // Updates were patches of the existing Event, as client-go's recorder sends them.
+    let patches: Vec<_> = c
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| r.resource == "events" && r.verb == "patch")
+        .collect();
+    assert!(patches.len() >= 2, "{patches:#?}");
+    assert!(patches
+        .iter()
+        .all(|r| r.content_type.as_deref() == Some("application/strategic-merge-patch+json")));
+    drop(w);
+}
+
+#[test]
+fn a_pod_that_recovers_gets_no_more_events_and_leaves_the_metrics() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut args = FAST.to_vec();
+    args.extend(["--event-refresh", "100ms"]);
+    let mut w = c.watch(&args);
+    let base = w.http_base();
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    metrics_with(
+        &base,
+        &[
+            "volmnt_stuck_pods{namespace=\"ops-test\",node=\"node1\",cause=\"nfs_client_missing\"} 2\n",
+            "volmnt_cache_synced 1\n",
+            "volmnt_leader 1\n",
+            "volmnt_events_total{action=\"created\"} 2\n",
+            "volmnt_api_requests_total{verb=\"watch\"}",
+            "volmnt_diagnosis_latency_seconds_count ",
+        ],
+    );
+    assert_eq!(http_get(&base, "/healthz").0, 200);
+    assert_eq!(http_get(&base, "/readyz").0, 200);
+
+    // The admin installs nfs-utils; kubelet mounts; the pod runs.
+    let mut pod = c.api.object("Pod", Some(NS), POD_A).unwrap();
+    pod["status"]["phase"] = json!("Running");
+    pod["status"]["containerStatuses"][0]["state"] =
+        json!({"running": {"startedAt": rfc3339_now()}});
+    c.api.apply(pod);
+    w.wait_log(
+        &format!("{NS}/{POD_A}: no longer stuck"),
+        Duration::from_secs(10),
+    );
+    let count_before = c.diagnoses_of(POD_A)[0]["count"].clone();
+    // An old failure event changing now says nothing about a running pod.
+    let fm = failed_mounts(&c.api, POD_A);
+    kubelet_repeats(&c.api, &fm[0]);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(c.diagnoses_of(POD_A).len(), 1);
+    assert_eq!(c.diagnoses_of(POD_A)[0]["count"], count_before);
+    metrics_with(
+        &base,
+        &["volmnt_stuck_pods{namespace=\"ops-test\",node=\"node1\",cause=\"nfs_client_missing\"} 1\n"],
+    );
+    // SIGTERM: a clean stop, exit 0, the Lease released for the next replica.
+    assert_eq!(w.terminate(), 0, "{}", w.log());
+    let lease = c.api.object("Lease", Some(NS), "volmnt-watch").unwrap();
+    assert!(
+        lease["spec"]
+            .get("holderIdentity")
+            .is_none_or(Value::is_null),
+        "{lease:#}"
+    );
+}
+
+#[test]
+fn two_replicas_elect_one_leader_and_the_other_takes_over_within_the_lease_duration() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut a = FAST.to_vec();
+    a.extend(["--identity", "replica-a"]);
+    let mut b = FAST.to_vec();
+    b.extend(["--identity", "replica-b"]);
+    let wa = c.watch(&a);
+    let wb = c.watch(&b);
+    wait_until("a leader", Duration::from_secs(15), || {
+        c.api
+            .object("Lease", Some(NS), "volmnt-watch")
+            .is_some_and(|l| l["spec"]["holderIdentity"].is_string())
+    });
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    std::thread::sleep(Duration::from_millis(1000));
+    let lease = c.api.object("Lease", Some(NS), "volmnt-watch").unwrap();
+    let leader = lease["spec"]["holderIdentity"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], 2);
+    assert_eq!(lease["spec"]["leaseTransitions"], 0);
+    assert!(lease["spec"]["acquireTime"].is_string() && lease["spec"]["renewTime"].is_string());
+    let (mut lw, fw) = if leader == "replica-a" {
+        (wa, wb)
+    } else {
+        (wb, wa)
+    };
+    lw.wait_log("became the leader", Duration::from_secs(1));
+    fw.wait_log(&format!("following {leader}"), Duration::from_secs(5));
+    assert!(!fw.log().contains("became the leader"), "{}", fw.log());
+    // Only the leader wrote.
+    for e in c.diagnoses() {
+        assert_eq!(e["reportingInstance"], leader.as_str(), "{e:#}");
+    }
+
+    // The leader dies without releasing the Lease (SIGKILL).
+    let killed = Instant::now();
+    lw.child.kill().unwrap();
+    lw.child.wait().unwrap();
+    let other = if leader == "replica-a" {
+        "replica-b"
+    } else {
+        "replica-a"
+    };
+    wait_until("the other replica leads", Duration::from_secs(10), || {
+        c.api
+            .object("Lease", Some(NS), "volmnt-watch")
+            .is_some_and(|l| l["spec"]["holderIdentity"] == other)
+    });
+    let took = killed.elapsed();
+    // Lease duration 2 s, measured from the last renewal the follower saw, plus one retry.
+    assert!(
+        took <= Duration::from_millis(2000 + 250 + 750),
+        "took {took:?}"
+    );
+    let lease = c.api.object("Lease", Some(NS), "volmnt-watch").unwrap();
+    assert_eq!(lease["spec"]["leaseTransitions"], 1);
+    fw.wait_log("became the leader", Duration::from_secs(2));
+    // The new leader finds the Events already written: still one per pod and cause.
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(c.diagnoses().len(), 2, "{:#?}", c.diagnoses());
+    drop(fw);
+}
+
+#[test]
+fn a_watch_that_gets_410_gone_relists_and_loses_no_pod() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let w = c.watch(FAST);
+    let base = w.http_base();
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    assert!(
+        c.api
+            .requests()
+            .iter()
+            .filter(|r| r.verb == "watch")
+            .all(|r| r.query.contains("allowWatchBookmarks=true")),
+        "watches ask for bookmarks"
+    );
+
+    // The apiserver restarts and etcd compacts while volmnt is away: every watch ends, and
+    // resuming from the last resourceVersion is answered 410 Gone. Meanwhile a pod went away and
+    // a new one got stuck; only a fresh list can tell.
+    c.api.set_latency(Duration::from_millis(400));
+    c.api.close_watches();
+    let mut new_pod = c.api.object("Pod", Some(NS), POD_B).unwrap();
+    assert!(c.api.remove("Pod", Some(NS), POD_B));
+    new_pod["metadata"]["name"] = json!("node1-nfs-test-547c4d7678-zz9qx");
+    new_pod["metadata"]["uid"] = json!("5b0d9a1e-6a4f-4c1e-9a57-0d3c1f2b7e44");
+    c.api.apply(new_pod.clone());
+    let copies: Vec<Value> = c
+        .api
+        .objects()
+        .into_iter()
+        .filter(|o| {
+            o["kind"] == "Event"
+                && o["involvedObject"]["name"] == POD_B
+                && o["reason"] != "VolumeDiagnosis"
+        })
+        .collect();
+    assert!(!copies.is_empty());
+    for (i, mut ev) in copies.into_iter().enumerate() {
+        ev["metadata"]["name"] = json!(format!("node1-nfs-test-547c4d7678-zz9qx.{i:016x}"));
+        ev["involvedObject"]["name"] = new_pod["metadata"]["name"].clone();
+        ev["involvedObject"]["uid"] = new_pod["metadata"]["uid"].clone();
+        c.api.apply(ev);
+    }
+    c.api.compact();
+    wait_until("the new pod's Event", Duration::from_secs(20), || {
+        !c.diagnoses_of("node1-nfs-test-547c4d7678-zz9qx").is_empty()
+    });
+    c.api.set_latency(Duration::ZERO);
+    let gone: Vec<_> = c
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| r.verb == "watch" && r.resource == "pods")
+        .collect();
+    assert!(
+        gone.len() >= 2,
+        "the pods watch was opened again: {gone:#?}\n{}",
+        w.log()
+    );
+    w.wait_log(
+        &format!("{NS}/{POD_B}: no longer stuck"),
+        Duration::from_secs(5),
+    );
+    w.wait_log("pods relisted", Duration::from_secs(5));
+    // POD_A kept, POD_B gone, the new pod counted.
+    let metrics = metrics_with(
+        &base,
+        &["volmnt_stuck_pods{namespace=\"ops-test\",node=\"node1\",cause=\"nfs_client_missing\"} 2\n"],
+    );
+    let restarts: u64 = metrics
+        .lines()
+        .find(|l| l.starts_with("volmnt_watch_restarts_total{resource=\"pods\"}"))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(restarts >= 1, "{metrics}");
+}
+
+#[test]
+fn dry_run_writes_nothing_and_logs_what_it_would_write() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut args = FAST.to_vec();
+    args.push("--dry-run");
+    let w = c.watch(&args);
+    let line = w.wait_log("would create Event", Duration::from_secs(20));
+    assert!(line.contains("nfs_client_missing: Pod ops-test/"), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(c.diagnoses().is_empty());
+    let writes: Vec<_> = c
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| !matches!(r.verb.as_str(), "get" | "list" | "watch"))
+        .collect();
+    assert!(
+        writes.is_empty(),
+        "a dry run writes nothing, not even the Lease: {writes:#?}"
+    );
+}
+
+#[test]
+fn namespaces_and_label_selectors_limit_what_is_watched() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    // Another namespace is not read at all; a selector that no pod matches finds nothing.
+    let mut args: Vec<&str> = FAST.iter().copied().filter(|a| *a != "-A").collect();
+    args.extend(["-n", NS, "-l", "app=nothing-has-this"]);
+    let w = c.watch(&args);
+    w.wait_log("watch cache synced", Duration::from_secs(15));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(c.diagnoses().is_empty());
+    let reqs = c.api.requests();
+    let pod_reads: Vec<_> = reqs.iter().filter(|r| r.resource == "pods").collect();
+    assert!(!pod_reads.is_empty());
+    for r in &pod_reads {
+        assert_eq!(r.namespace.as_deref(), Some(NS), "{r:#?}");
+        assert!(
+            r.query.contains("labelSelector=app%3Dnothing-has-this"),
+            "{r:#?}"
+        );
+    }
+    drop(w);
+    // The same namespace without the selector: both pods.
+    let mut args: Vec<&str> = FAST.iter().copied().filter(|a| *a != "-A").collect();
+    args.extend(["-n", NS]);
+    let _w = c.watch(&args);
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    let _ = &c.dir;
+}
+
+#[test]
+fn quiet_watches_outlive_the_request_timeout() {
+    // A watch is silent between changes; --request-timeout bounds requests, not watches.
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut args = FAST.to_vec();
+    args.extend(["--event-refresh", "100ms", "--request-timeout", "1s"]);
+    let w = c.watch(&args);
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    let fm = failed_mounts(&c.api, POD_A);
+    kubelet_repeats(&c.api, &fm[0]);
+    wait_until("the Event's count goes up", Duration::from_secs(10), || {
+        c.diagnoses_of(POD_A)
+            .first()
+            .is_some_and(|e| e["count"] == 2)
+    });
+    assert!(!w.log().contains("watch stream failed"), "{}", w.log());
+}
