@@ -405,6 +405,7 @@ impl Cluster {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let refs = PodRefs::of(&pod);
         let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+        let list_nodes = !refs.claims.is_empty() && !crate::diagnose::safety::is_live(&pod);
 
         let chain_a = async {
             let pvcs = join_all(refs.claims.iter().map(|claim| {
@@ -475,13 +476,52 @@ impl Cluster {
                     Fetch::Denied => Fetch::Denied,
                 })
             };
+            // With claims, every node that still lists a volume in its status (volumesInUse,
+            // volumesAttached) may be the one holding this pod's: one paginated list, the pod's
+            // node kept whole, the others cut to what the rules read. Without claims, the one
+            // node is enough.
             let node = async {
                 match &node_name {
-                    Some(n) => {
-                        self.get(Api::<Node>::all(c.clone()), n, Access::cluster("nodes"))
-                            .await
+                    Some(n) if list_nodes => {
+                        let here = n.clone();
+                        let got = self
+                            .list(
+                                Api::<Node>::all(c.clone()),
+                                ListParams::default(),
+                                Access::cluster("nodes"),
+                                |node| {
+                                    node.metadata.name.as_deref() == Some(here.as_str())
+                                        || lists_volumes(node)
+                                },
+                            )
+                            .await?;
+                        Ok(match got {
+                            Fetch::Got(v) => Fetch::Got(
+                                v.into_iter()
+                                    .map(|node| {
+                                        if node.metadata.name.as_deref() == Some(n.as_str()) {
+                                            node
+                                        } else {
+                                            slim_node(node)
+                                        }
+                                    })
+                                    .collect(),
+                            ),
+                            Fetch::Missing => Fetch::Missing,
+                            Fetch::Denied => Fetch::Denied,
+                        })
                     }
-                    None => Ok(Fetch::Missing),
+                    Some(n) => Ok(
+                        match self
+                            .get(Api::<Node>::all(c.clone()), n, Access::cluster("nodes"))
+                            .await?
+                        {
+                            Fetch::Got(node) => Fetch::Got(vec![node]),
+                            Fetch::Missing => Fetch::Missing,
+                            Fetch::Denied => Fetch::Denied,
+                        },
+                    ),
+                    None => Ok::<_, Error>(Fetch::Missing),
                 }
             };
             let csinode = async {
@@ -537,10 +577,11 @@ impl Cluster {
                     .await?
                     .ok()
                     .unwrap_or_default();
+                // Listed with the rest when every node was listed.
                 let mut other_nodes: Vec<String> = others
                     .iter()
                     .filter_map(|p| p.spec.as_ref()?.node_name.clone())
-                    .filter(|n| Some(n) != node_name.as_ref())
+                    .filter(|n| Some(n) != node_name.as_ref() && !list_nodes)
                     .collect();
                 other_nodes.sort();
                 other_nodes.dedup();
@@ -644,11 +685,48 @@ impl Cluster {
         }
         case.csi_drivers = drivers.ok().unwrap_or_default();
         case.storage_classes = classes.ok().unwrap_or_default();
-        case.nodes.extend(node.ok());
-        case.nodes.extend(other_nodes);
+        case.nodes.extend(node.ok().unwrap_or_default());
+        for n in other_nodes {
+            if !case
+                .nodes
+                .iter()
+                .any(|x| x.metadata.name == n.metadata.name)
+            {
+                case.nodes.push(n);
+            }
+        }
         case.other_pods = others;
         case.pod = Some(pod);
         Ok(())
+    }
+}
+
+/// Whether a node's status lists any volume (in use or attached).
+fn lists_volumes(n: &Node) -> bool {
+    n.status.as_ref().is_some_and(|s| {
+        s.volumes_in_use.as_ref().is_some_and(|v| !v.is_empty())
+            || s.volumes_attached.as_ref().is_some_and(|v| !v.is_empty())
+    })
+}
+
+/// A node cut to what the rules read about another node: name, addresses, readiness, kubelet
+/// version and the volumes its status lists (a whole Node carries its image list, tens of KiB).
+fn slim_node(n: Node) -> Node {
+    let st = n.status.unwrap_or_default();
+    Node {
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: n.metadata.name,
+            ..Default::default()
+        },
+        spec: None,
+        status: Some(k8s_openapi::api::core::v1::NodeStatus {
+            addresses: st.addresses,
+            conditions: st.conditions,
+            node_info: st.node_info,
+            volumes_in_use: st.volumes_in_use,
+            volumes_attached: st.volumes_attached,
+            ..Default::default()
+        }),
     }
 }
 

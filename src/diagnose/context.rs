@@ -31,6 +31,9 @@ pub struct VolumeHint {
     pub path: Option<String>,
     /// The storage system's id of the volume: a CSI volumeHandle, an in-tree disk id or URI.
     pub handle: Option<String>,
+    /// The names kubelet and the attach/detach controller give the volume in a node's
+    /// status.volumesInUse / volumesAttached (see `unique_names`).
+    pub unique_names: Vec<String>,
     /// One line saying where the hint came from (`PV nfs211: nfs 10.20.172.211:/nfs`).
     pub describe: String,
 }
@@ -392,11 +395,83 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
     h
 }
 
+/// The unique volume names a node's status.volumesInUse and volumesAttached use for a PV:
+/// - CSI: `kubernetes.io/csi/<driver>^<volumeHandle>` (pkg/volume/csi/csi_plugin.go
+///   GetVolumeName: driver + "^" + handle, behind the plugin name "kubernetes.io/csi");
+/// - in-tree plugins: `kubernetes.io/<plugin>/<name>` with the plugin's GetVolumeName
+///   (pkg/volume/util/volumehelper GetUniqueVolumeName): rbd `pool:image`, aws-ebs the volume
+///   id, gce-pd the disk name, azure-disk the disk URI, cinder the volume id, iscsi
+///   `portal:iqn:lun`;
+/// - in-tree volumes under CSI migration carry the CSI driver's name instead
+///   (k8s.io/csi-translation-lib: ebs.csi.aws.com, pd.csi.storage.gke.io, disk.csi.azure.com,
+///   cinder.csi.openstack.org; their handles: the EBS id, `projects/UNSPECIFIED/zones/…/disks/…`,
+///   the disk URI, the Cinder id).
+pub fn unique_names(pv: &PersistentVolume) -> Vec<String> {
+    let Some(spec) = &pv.spec else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(c) = &spec.csi {
+        out.push(format!(
+            "kubernetes.io/csi/{}^{}",
+            c.driver, c.volume_handle
+        ));
+    }
+    if let Some(r) = &spec.rbd {
+        let pool = r.pool.as_deref().unwrap_or("rbd");
+        out.push(format!("kubernetes.io/rbd/{pool}:{}", r.image));
+    }
+    if let Some(e) = &spec.aws_elastic_block_store {
+        out.push(format!("kubernetes.io/aws-ebs/{}", e.volume_id));
+        let id = e.volume_id.rsplit('/').next().unwrap_or(&e.volume_id);
+        out.push(format!("kubernetes.io/csi/ebs.csi.aws.com^{id}"));
+    }
+    if let Some(g) = &spec.gce_persistent_disk {
+        out.push(format!("kubernetes.io/gce-pd/{}", g.pd_name));
+        // The migrated handle names the zone, which only the PV's topology gives: match the
+        // disk name at the end instead (see `matches_unique`).
+        out.push(format!(
+            "kubernetes.io/csi/pd.csi.storage.gke.io^*/disks/{}",
+            g.pd_name
+        ));
+    }
+    if let Some(a) = &spec.azure_disk {
+        out.push(format!("kubernetes.io/azure-disk/{}", a.disk_uri));
+        out.push(format!(
+            "kubernetes.io/csi/disk.csi.azure.com^{}",
+            a.disk_uri
+        ));
+    }
+    if let Some(c) = &spec.cinder {
+        out.push(format!("kubernetes.io/cinder/{}", c.volume_id));
+        out.push(format!(
+            "kubernetes.io/csi/cinder.csi.openstack.org^{}",
+            c.volume_id
+        ));
+    }
+    if let Some(i) = &spec.iscsi {
+        out.push(format!(
+            "kubernetes.io/iscsi/{}:{}:{}",
+            i.target_portal, i.iqn, i.lun
+        ));
+    }
+    out
+}
+
+/// Whether a name from a node's status is one of `names` (a `*` stands for a handle prefix).
+pub fn matches_unique(names: &[String], listed: &str) -> bool {
+    names.iter().any(|n| match n.split_once('*') {
+        Some((head, tail)) => listed.starts_with(head) && listed.ends_with(tail),
+        None => n == listed,
+    })
+}
+
 fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
     let name = pv.metadata.name.clone().unwrap_or_default();
     let mut h = VolumeHint {
         pv: Some(name.clone()),
         in_tree: true,
+        unique_names: unique_names(pv),
         ..VolumeHint::default()
     };
     let Some(spec) = &pv.spec else {

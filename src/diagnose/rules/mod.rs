@@ -5,6 +5,7 @@
 mod attachments;
 mod claim_elsewhere;
 mod csi_driver;
+mod held_by_node;
 mod missing_objects;
 mod nfs_csi;
 mod node_facts;
@@ -27,6 +28,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("attachments", attachments::apply),
     // After the rules that may create lock/attach findings, so it can name the other node.
     ("claim_elsewhere", claim_elsewhere::apply),
+    // Another node's own status: volumesInUse / volumesAttached.
+    ("held_by_node", held_by_node::apply),
     ("nfs_csi", nfs_csi::apply),
     // Last: what the node itself shows outweighs what messages suggest.
     ("node_facts", node_facts::apply),
