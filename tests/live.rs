@@ -607,3 +607,60 @@ fn probe_node_confirms_or_rules_out_the_missing_nfs_client() {
         );
     }
 }
+
+#[test]
+fn the_rbd_incident_with_only_the_timeout_names_the_old_node_and_the_image_from_objects_alone() {
+    // Issue 12: the old node still lists the in-tree RBD volume in its status; the new pod has
+    // only kubelet's timeout event.
+    let live = Live::start("rbd-volumes-in-use", "default", Options::new());
+    let (out, r) = live.doctor("index-api-3362878852-9tm9j", "default");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = top(&r);
+    assert_eq!(f["cause"], "rbd_lock_held", "{}", out.stdout);
+    let ev = evidence(f);
+    assert!(
+        ev.contains("node 10.47.136.60 (10.47.136.60) still lists volume index-api-pv"),
+        "{ev}"
+    );
+    let steps = f.to_string();
+    assert!(
+        steps.contains("rbd lock ls mioss/index-api-image"),
+        "{steps}"
+    );
+    assert!(
+        steps.contains("volmnt rbd unlock mioss/index-api-image --dry-run"),
+        "{steps}"
+    );
+    assert!(steps.contains("spec.nodeName=10.47.136.60"), "{steps}");
+    // The look-alike stays in view, close behind.
+    assert_eq!(r["findings"][1]["cause"], "rbd_watcher_stale");
+    // One list of nodes, in the second wave; still three waves at most.
+    let lists: Vec<_> = live
+        .api
+        .requests()
+        .into_iter()
+        .filter(|q| q.path.ends_with("/nodes") && q.verb == "list")
+        .collect();
+    assert_eq!(lists.len(), 1, "{lists:#?}");
+}
+
+#[test]
+fn a_multi_attach_only_the_other_nodes_status_shows_names_that_node() {
+    let live = Live::start("multi-attach-node-status", "observability", Options::new());
+    let (out, r) = live.doctor("grafana-nvhwslnz8m-v2smp", "observability");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = top(&r);
+    assert_eq!(f["cause"], "multi_attach", "{}", out.stdout);
+    assert!(
+        evidence(f).contains("node node-a (192.168.12.34) still lists volume"),
+        "{}",
+        evidence(f)
+    );
+    let cmds = remediation_commands(f);
+    assert!(
+        cmds.iter()
+            .any(|c| c.starts_with("kubectl get node node-a")),
+        "{cmds:#?}"
+    );
+    assert!(!cmds.iter().any(|c| c.contains("delete")), "{cmds:#?}");
+}

@@ -71,12 +71,29 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                         && va.spec.source.persistent_volume_name.as_deref() == Some(pv_name)
                         && va.status.as_ref().is_some_and(|s| s.attached)
                 });
-                if let Some(other) = elsewhere {
+                // Attached elsewhere, by a VolumeAttachment or by another node's own status.
+                let names = crate::diagnose::context::unique_names(pv);
+                let other_node = elsewhere.map(|o| o.spec.node_name.clone()).or_else(|| {
+                    case.nodes
+                        .iter()
+                        .filter(|n| n.metadata.name.as_deref() != Some(node.as_str()))
+                        .find(|n| {
+                            n.status
+                                .as_ref()
+                                .and_then(|s| s.volumes_attached.as_ref())
+                                .is_some_and(|v| {
+                                    v.iter().any(|a| {
+                                        crate::diagnose::context::matches_unique(&names, &a.name)
+                                    })
+                                })
+                        })
+                        .and_then(|n| n.metadata.name.clone())
+                });
+                if let Some(other) = other_node {
                     // The attach/detach controller does not start an attach while the volume is
                     // attached elsewhere: that is Multi-Attach (claim_elsewhere names it).
                     multi_attach_lines.push(format!(
-                        "no VolumeAttachment of PV {pv_name} to node {node} yet: the attach/detach controller waits while it is attached to node {}",
-                        other.spec.node_name
+                        "no VolumeAttachment of PV {pv_name} to node {node} yet: the attach/detach controller waits while it is attached to node {other}"
                     ));
                 } else if needs_attach && !listed {
                     lines.push(format!(
