@@ -79,8 +79,8 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
         'volmnt;doctor;pod' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The pod''s namespace')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The pod''s namespace')
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read saved output from FILE (repeatable; `-` for stdin)')
-            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read saved output from FILE (repeatable; `-` for stdin)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)')
             [CompletionResult]::new('--example', '--example', [CompletionResultType]::ParameterName, 'Diagnose a bundled real case instead of files')
             [CompletionResult]::new('--node-os', '--node-os', [CompletionResultType]::ParameterName, 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given')
             [CompletionResult]::new('--max-input-mib', '--max-input-mib', [CompletionResultType]::ParameterName, 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)')
@@ -94,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: the current context)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster''s)')
             [CompletionResult]::new('--probe-node', '--probe-node', [CompletionResultType]::ParameterName, 'Also run volmnt''s read-only probe on the pod''s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr about what was read and decided (with a cluster: the request count)')

@@ -73,8 +73,8 @@ set edit:completion:arg-completer[volmnt] = {|@words|
         &'volmnt;doctor;pod'= {
             cand -n 'The pod''s namespace'
             cand --namespace 'The pod''s namespace'
-            cand -f 'Read saved output from FILE (repeatable; `-` for stdin)'
-            cand --from-file 'Read saved output from FILE (repeatable; `-` for stdin)'
+            cand -f 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)'
+            cand --from-file 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)'
             cand --example 'Diagnose a bundled real case instead of files'
             cand --node-os 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given'
             cand --max-input-mib 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)'
@@ -88,6 +88,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use (default: the current context)'
             cand --request-timeout 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)'
+            cand --offline 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster''s)'
             cand --probe-node 'Also run volmnt''s read-only probe on the pod''s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'

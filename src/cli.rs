@@ -299,9 +299,14 @@ pub struct DoctorPodArgs {
     /// The pod's namespace
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
-    /// Read saved output from FILE (repeatable; `-` for stdin)
+    /// Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in
+    /// the kubeconfig, the files add to the live read (a kubelet log beside the live objects)
     #[arg(short = 'f', long = "from-file", value_name = "FILE")]
     pub from_file: Vec<String>,
+    /// Read only the files given, never the cluster (replaying a saved case, or a pod NAME
+    /// that is not the current cluster's)
+    #[arg(long, requires = "from_file")]
+    pub offline: bool,
     /// Diagnose a bundled real case instead of files
     #[arg(long, value_enum, conflicts_with = "from_file")]
     pub example: Option<Example>,
@@ -312,12 +317,12 @@ pub struct DoctorPodArgs {
     #[arg(long, value_name = "MIB", default_value_t = 128)]
     pub max_input_mib: u64,
     /// Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["from_file", "example"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["offline", "example"])]
     pub save: Option<std::path::PathBuf>,
     /// Also run volmnt's read-only probe on the pod's node, through a short-lived pod (hostPID,
     /// host root read-only; announced first, deleted on every path), so a missing mount helper is
     /// confirmed or ruled out
-    #[arg(long, conflicts_with_all = ["from_file", "example"])]
+    #[arg(long, conflicts_with_all = ["offline", "example"])]
     pub probe_node: bool,
     /// Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)
     #[arg(

@@ -90,6 +90,10 @@ pub enum Error {
     /// Something needed could not be reached or read (cluster, node, Ceph).
     #[error("{0}")]
     Unreachable(String),
+    /// No cluster is configured at all (no kubeconfig anywhere it was looked for, not in a
+    /// pod): the message says where volmnt looked.
+    #[error("{0}")]
+    NoCluster(String),
     #[error("writing output: {0}")]
     Output(String),
 }
@@ -114,7 +118,7 @@ impl Error {
             Error::Usage(_) | Error::Input { .. } | Error::Parse { .. } | Error::Io { .. } => {
                 ExitCode::Usage
             }
-            Error::Unreachable(_) => ExitCode::Unreachable,
+            Error::Unreachable(_) | Error::NoCluster(_) => ExitCode::Unreachable,
             // A closed pipe or full disk on stdout: the report could not be delivered.
             Error::Output(_) => ExitCode::Usage,
         }

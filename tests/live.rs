@@ -664,3 +664,90 @@ fn a_multi_attach_only_the_other_nodes_status_shows_names_that_node() {
     );
     assert!(!cmds.iter().any(|c| c.contains("delete")), "{cmds:#?}");
 }
+
+#[test]
+fn a_saved_kubelet_log_adds_to_the_live_read_and_read_says_what_came_from_where() {
+    let live = Live::start("rbd-volumes-in-use", "default", Options::new());
+    let log = crate::util::fixture_path("seed/rbd-kubelet.log");
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "index-api-3362878852-9tm9j",
+        "-n",
+        "default",
+        "--from-file",
+        &log,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let r = out.json();
+    let f = top(&r);
+    assert_eq!(f["cause"], "rbd_lock_held");
+    // The kubelet's own words, from the file, beside the node status read live.
+    let ev = evidence(f);
+    assert!(ev.contains("is locked by other nodes"), "{ev}");
+    assert!(ev.contains("still lists volume index-api-pv"), "{ev}");
+    let inputs = r["inputs"].to_string();
+    assert!(inputs.contains("live: "), "{inputs}");
+    assert!(inputs.contains("rbd-kubelet.log: kubelet log"), "{inputs}");
+    assert!(!live.api.requests().is_empty());
+
+    // --offline never asks the cluster, whatever the kubeconfig says.
+    live.api.reset_requests();
+    let off = live.run(&[
+        "doctor",
+        "pod",
+        "index-api-3362878852-9tm9j",
+        "-n",
+        "default",
+        "--from-file",
+        &log,
+        "--offline",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(off.code, 1, "{}", off.stderr);
+    assert!(live.api.requests().is_empty(), "--offline sent requests");
+    assert!(!off.json()["inputs"].to_string().contains("live: "));
+}
+
+#[test]
+fn a_missing_kubeconfig_names_the_paths_tried_and_a_bad_kubeconfig_path_is_a_usage_error() {
+    let out = crate::util::run(&["doctor", "pod", "web-0", "-n", "shop"]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    assert!(
+        out.stderr.contains("KUBECONFIG is not set"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(".kube/config does not exist"),
+        "{}",
+        out.stderr
+    );
+    let out = crate::util::run(&[
+        "doctor",
+        "pod",
+        "web-0",
+        "--kubeconfig",
+        "/nonexistent/kubeconfig",
+    ]);
+    out.assert_input_error("--kubeconfig /nonexistent/kubeconfig: no such file");
+    // With files and no cluster at all, the files are read, and the report says so.
+    let f = crate::util::fixture_path("seed/nfs-describe-pod.txt");
+    let out = crate::util::run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-f",
+        &f,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(out.json()["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("read the files only: no kubeconfig found"));
+}

@@ -83,11 +83,28 @@ impl Out {
     }
 }
 
-/// A `volmnt` command with NO_COLOR=1 and nothing inherited on stdin.
+/// A `volmnt` command with NO_COLOR=1, nothing inherited on stdin, and no cluster of the
+/// machine's: no KUBECONFIG, no in-cluster variables, and a HOME without ~/.kube (tests that
+/// want a cluster give --kubeconfig).
 pub fn cmd() -> Command {
     let mut c = Command::new(BIN);
-    c.env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    c.env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("KUBECONFIG")
+        .env_remove("VOLMNT_KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", empty_home());
     c
+}
+
+/// An empty directory to stand for HOME (created once per test run).
+fn empty_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let p = std::env::temp_dir().join(format!("volmnt-test-home-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&p);
+        p
+    })
 }
 
 /// Run `volmnt ARGS` with an empty stdin.

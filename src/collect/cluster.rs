@@ -136,10 +136,16 @@ impl Cluster {
                 }
                 if let Some(want) = &o.context {
                     if !kc.contexts.iter().any(|c| &c.name == want) {
-                        let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();
-                        return Err(Error::Unreachable(format!(
+                        let names: Vec<&str> =
+                            kc.contexts.iter().map(|c| c.name.as_str()).collect();
+                        // A typo is a usage error, never "unreachable".
+                        return Err(Error::Usage(format!(
                             "context {want} is not in the kubeconfig (it has: {})",
-                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
                         )));
                     }
                 }
@@ -155,11 +161,17 @@ impl Cluster {
                 })?
             }
             None => {
-                return Err(Error::Unreachable(
-                    "no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster; \
-                     or diagnose saved output with --from-file"
-                        .into(),
-                ))
+                let home = std::env::var_os("HOME")
+                    .map(|h| PathBuf::from(h).join(".kube/config").display().to_string())
+                    .unwrap_or_else(|| "~/.kube/config (HOME is not set)".into());
+                let kc = match std::env::var("KUBECONFIG") {
+                    Ok(v) if !v.is_empty() => format!("KUBECONFIG={v} (no such file)"),
+                    _ => "KUBECONFIG is not set".into(),
+                };
+                return Err(Error::NoCluster(format!(
+                    "no kubeconfig found: no --kubeconfig given, {kc}, {home} does not exist, and not running in a pod; \
+                     give --kubeconfig FILE, or diagnose saved output with --from-file"
+                )));
             }
         };
         config.connect_timeout = Some(o.request_timeout);
@@ -1517,6 +1529,13 @@ fn load_kubeconfig(explicit: Option<&std::path::Path>) -> Result<Option<Kubeconf
         })
     };
     if let Some(p) = explicit {
+        // A path given on the command line that is not there is a usage error (exit 2).
+        if !p.is_file() {
+            return Err(Error::Usage(format!(
+                "--kubeconfig {}: no such file",
+                p.display()
+            )));
+        }
         return read(p).map(Some);
     }
     if let Some(list) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {

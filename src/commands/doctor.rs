@@ -49,14 +49,9 @@ fn example_sources(e: Example) -> Vec<Source> {
     }
 }
 
-/// Build the case from saved inputs (pure apart from reading the files).
-pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
-    let mut case = Case {
-        pod_name: args.name.clone(),
-        namespace: args.namespace.clone(),
-        ..Case::default()
-    };
-    let sources: Vec<Source> = match args.example {
+/// The saved inputs of `--from-file` / `--example` (read, not yet interpreted).
+fn saved_sources(args: &DoctorPodArgs) -> Result<Vec<Source>> {
+    Ok(match args.example {
         Some(e) => example_sources(e),
         None => {
             if args.from_file.iter().filter(|f| *f == "-").count() > 1 {
@@ -70,7 +65,17 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
             }
             all
         }
+    })
+}
+
+/// Build the case from saved inputs (pure apart from reading the files).
+pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
+    let mut case = Case {
+        pod_name: args.name.clone(),
+        namespace: args.namespace.clone(),
+        ..Case::default()
     };
+    let sources = saved_sources(args)?;
     for s in &sources {
         offline::add_source(&mut case, s)?;
     }
@@ -103,6 +108,34 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         ));
     }
     Ok(case)
+}
+
+/// Add saved files to a live case: what they hold (a kubelet log, events saved before they
+/// expired, `rbd lock ls`) sits beside what the API said, each named in "Read".
+fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
+    let sources = saved_sources(args)?;
+    let mut from_files = Case::default();
+    for s in &sources {
+        offline::add_source(&mut from_files, s)?;
+    }
+    offline::keep_pod_events(&mut from_files);
+    // The live objects stand; the files add what the API cannot give (logs, old events,
+    // rbd listings, raw messages).
+    case.logs.extend(from_files.logs);
+    case.messages.extend(from_files.messages);
+    case.rbd.extend(from_files.rbd);
+    for e in from_files.events {
+        if !case
+            .events
+            .iter()
+            .any(|x| x.reason == e.reason && x.message == e.message)
+        {
+            case.events.push(e);
+        }
+    }
+    case.notes.extend(from_files.notes);
+    case.inputs.extend(from_files.inputs);
+    Ok(())
 }
 
 /// `--probe-node`: the probe on the pod's node through a short-lived pod; its facts go into the
@@ -192,14 +225,32 @@ async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, us
 }
 
 pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
-    let live = args.example.is_none() && args.from_file.is_empty();
+    // Live whenever a pod is named (files, if any, add to it); offline with --offline, with
+    // --example, or with files and no pod name.
+    let live = args.example.is_none()
+        && !args.offline
+        && (args.from_file.is_empty() || args.name.is_some());
     let rt = super::runtime()?;
     let (mut case, cluster) = if live {
-        let (case, requests, cluster) = rt.block_on(collect_live(args, global))?;
-        if global.verbose > 0 {
-            eprintln!("volmnt: {requests} API requests");
+        match rt.block_on(collect_live(args, global)) {
+            Ok((mut case, requests, cluster)) => {
+                if global.verbose > 0 {
+                    eprintln!("volmnt: {requests} API requests");
+                }
+                if !args.from_file.is_empty() {
+                    add_files_to_live(&mut case, args)?;
+                }
+                (case, Some(cluster))
+            }
+            // No cluster configured at all, and files given: they are the whole input. Said
+            // in the report, not silent.
+            Err(Error::NoCluster(why)) if !args.from_file.is_empty() => {
+                let mut case = collect_offline(args)?;
+                case.notes.insert(0, format!("read the files only: {why}"));
+                (case, None)
+            }
+            Err(e) => return Err(e),
         }
-        (case, Some(cluster))
     } else {
         (collect_offline(args)?, None)
     };
