@@ -751,3 +751,40 @@ fn a_missing_kubeconfig_names_the_paths_tried_and_a_bad_kubeconfig_path_is_a_usa
         .unwrap()
         .starts_with("read the files only: no kubeconfig found"));
 }
+
+#[test]
+fn when_the_events_have_expired_the_first_line_says_so_and_the_objects_still_tell() {
+    // The node-status Multi-Attach, days later: no event is left.
+    let mut cluster = FakeCluster::fixture("multi-attach-node-status");
+    cluster.objects.retain(|o| o["kind"] != "Event");
+    let (api, _thread) = start_in_background(cluster, Options::new());
+    let dir = TempDir::new("expired");
+    let kubeconfig = api.write_kubeconfig(dir.path(), "observability");
+    let out = run_cmd(
+        cmd()
+            .args([
+                "doctor",
+                "pod",
+                "grafana-nvhwslnz8m-v2smp",
+                "-n",
+                "observability",
+                "-o",
+                "json",
+            ])
+            .arg("--kubeconfig")
+            .arg(&kubeconfig),
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let r = out.json();
+    let verdict = r["verdict"].as_str().unwrap();
+    assert!(verdict.contains("longer than events are kept"), "{verdict}");
+    assert_eq!(top(&r)["cause"], "multi_attach", "{r:#}");
+    // The fixture's pod was created on 2026-11-21: days ago, as kubectl prints ages.
+    let waited = r["subject"]["stuck_for"].as_str().unwrap();
+    assert!(
+        verdict.contains(&format!("It has waited {waited}")),
+        "{verdict}"
+    );
+    assert!(waited.contains('d') || waited.ends_with('y'), "{waited}");
+}

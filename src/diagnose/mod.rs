@@ -55,6 +55,8 @@ pub struct Msg {
     pub source: String,
     pub object: Option<String>,
     pub time: Option<String>,
+    /// When it was last seen (Unix seconds), for events that carry it.
+    pub last_seen: Option<i64>,
     pub text: String,
     pub origin: Origin,
     /// How many times it was seen (event count, duplicates merged).
@@ -72,6 +74,11 @@ pub struct Acc {
     pub origins: BTreeSet<&'static str>,
     /// Findings folded under this one as its consequences (cause ids).
     pub consequences: Vec<String>,
+    /// The newest time one of its messages was seen (Unix seconds), when known.
+    pub last_seen: Option<i64>,
+    /// Kinds of evidence from the objects as they are now (set by rules): a finding with some
+    /// is not weakened for its messages' age.
+    pub from_objects: bool,
     /// Context of the strongest message, for filling in names.
     pub ctx: Option<MsgContext>,
     /// Names for the command templates (`image`, `lock_id`, ...), set by rules.
@@ -96,6 +103,7 @@ impl Acc {
     }
 
     pub fn fact_from(&mut self, source: &str, text: impl Into<String>) {
+        self.from_objects = true;
         let e = Evidence::fact(source, text);
         if !self.evidence.iter().any(|x| x.text == e.text) {
             self.evidence.push(e);
@@ -247,6 +255,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 source: e.origin.label().to_string(),
                 object: Some(object),
                 time: event_age(e, now).or_else(|| e.age.clone()),
+                last_seen: e.last_seen,
                 text: e.message.clone(),
                 origin: e.origin,
                 count: e.count.unwrap_or(1),
@@ -271,6 +280,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                     source: source.into(),
                     object: Some(object),
                     time: l.timestamp.clone(),
+                    last_seen: None,
                     text: l.message.clone(),
                     origin: Origin::KubeletLog,
                     count: 1,
@@ -297,6 +307,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                         source: "VolumeAttachment".into(),
                         object: Some(object),
                         time: None,
+                        last_seen: None,
                         text: msg,
                         origin: Origin::Api,
                         count: 1,
@@ -313,6 +324,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 source: m.label.clone(),
                 object: None,
                 time: None,
+                last_seen: None,
                 text: m.text.clone(),
                 origin: Origin::Raw,
                 count: 1,
@@ -441,6 +453,25 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         }
     };
     let mut verdict = verdict(&subject, &findings, diagnosis, &blocks);
+    // Waiting longer than events live, and none left: say so first, and what was read instead.
+    let event_failures = msgs
+        .iter()
+        .filter(|m| matches!(m.origin, Origin::CoreV1 | Origin::EventsV1))
+        .count();
+    if diagnosis != Diagnosis::Ok
+        && event_failures == 0
+        && stuck_secs(case, now).is_some_and(|s| s > EVENT_TTL_SECS)
+    {
+        verdict = format!(
+            "{verdict}. It has waited {}, longer than events are kept (1 hour by default): its failure events are gone, so this is read from what lasts (the pod, the claims and volumes, the nodes' volume status, VolumeAttachments{})",
+            stuck_for(case, now).unwrap_or_default(),
+            if case.node_facts.is_some() { ", the node probe" } else { "" }
+        );
+        notes.insert(
+            0,
+            "Events are kept one hour (kube-apiserver --event-ttl): kubelet's log on the node keeps the failure's own words longer (--probe-node reads it, or pass it with --from-file)".into(),
+        );
+    }
     if !denied_required.is_empty() {
         verdict = format!(
             "{verdict} (from what could be read: {} read(s) refused, listed below)",
@@ -524,6 +555,13 @@ fn event_age(e: &Event, now: Option<i64>) -> Option<String> {
 
 /// How long the pod has waited: since it was scheduled, else since it was created.
 fn stuck_for(case: &Case, now: Option<i64>) -> Option<String> {
+    stuck_secs(case, now).map(human_age)
+}
+
+/// Events are kept one hour by default (kube-apiserver --event-ttl).
+const EVENT_TTL_SECS: i64 = 3600;
+
+fn stuck_secs(case: &Case, now: Option<i64>) -> Option<i64> {
     let now = now?;
     let pod = case.pod.as_ref()?;
     let status = pod.status.as_ref()?;
@@ -543,7 +581,7 @@ fn stuck_for(case: &Case, now: Option<i64>) -> Option<String> {
                 .as_ref()
                 .map(|t| t.0.as_second())
         })?;
-    Some(human_age(now - since))
+    Some(now - since)
 }
 
 /// A finding that does not name a cause: only symptoms, nothing recognised, or everything
@@ -780,6 +818,9 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
         let a = &mut accs.list[pos];
         a.symptom &= c.symptom;
         a.origins.insert(origin_kind);
+        if let Some(t) = m.last_seen {
+            a.last_seen = Some(a.last_seen.map_or(t, |x| x.max(t)));
+        }
         let in_head = c.at.1 <= head.len();
         let in_output = output_at.is_some_and(|o| c.at.0 >= o);
         let q = if in_head || in_output {

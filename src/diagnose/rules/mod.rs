@@ -9,6 +9,7 @@ mod held_by_node;
 mod missing_objects;
 mod nfs_csi;
 mod node_facts;
+mod present_state;
 mod pvc_state;
 mod rbd_holders;
 
@@ -31,6 +32,9 @@ pub const RULES: &[(&str, Rule)] = &[
     // Another node's own status: volumesInUse / volumesAttached.
     ("held_by_node", held_by_node::apply),
     ("nfs_csi", nfs_csi::apply),
+    // After every rule that adds from the objects: what the objects say now outweighs old
+    // messages.
+    ("present_state", present_state::apply),
     // Last: what the node itself shows outweighs what messages suggest.
     ("node_facts", node_facts::apply),
 ];

@@ -1,0 +1,226 @@
+//! Messages describe the past; objects describe the present. A finding that rests on events
+//! only gives way when the objects as they are now contradict it (the claim an old event called
+//! unbound is Bound now, the ConfigMap an event could not find exists now, the CSI driver is
+//! registered on the node now), and a finding whose newest message is much older than the
+//! newest failure weighs less than what the pod is failing on now.
+
+use crate::diagnose::context::Hints;
+use crate::diagnose::{catalogue::catalogue, human_age, Accs};
+use crate::model::Case;
+
+/// How much older than the newest failure a finding's newest message may be before it weighs
+/// less (kubelet retries every two minutes at most: ten minutes of silence means it moved on).
+const STALE_AFTER_SECS: i64 = 600;
+
+fn weaken(accs: &mut Accs, id: &str, factor: f64, why: String) {
+    if let Some(a) = accs.get(id) {
+        a.confidence *= factor;
+        a.fact(why);
+    }
+}
+
+pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
+    // The claim is Bound now.
+    if accs
+        .get("pvc_unbound_or_missing")
+        .is_some_and(|a| !a.from_objects)
+    {
+        let claims = pod_claims(case);
+        let bound: Vec<String> = claims
+            .iter()
+            .filter_map(|c| {
+                let pvc = case
+                    .pvcs
+                    .iter()
+                    .find(|p| p.metadata.name.as_deref() == Some(c.as_str()))?;
+                (pvc.status.as_ref()?.phase.as_deref() == Some("Bound")).then(|| c.clone())
+            })
+            .collect();
+        if !claims.is_empty() && bound.len() == claims.len() {
+            weaken(
+                accs,
+                "pvc_unbound_or_missing",
+                0.35,
+                format!(
+                    "every claim of the pod is Bound now ({}): the message is from before they were bound",
+                    bound.join(", ")
+                ),
+            );
+        }
+    }
+    // The ConfigMap or Secret exists now.
+    if let Some(a) = accs
+        .get("configmap_or_secret_missing")
+        .filter(|a| !a.from_objects)
+    {
+        let named = a
+            .evidence
+            .iter()
+            .find_map(|e| object_named(&e.text))
+            .filter(|(kind, name)| match kind.as_str() {
+                "configmap" => case.configmaps.contains(name),
+                _ => case.secrets.contains(name),
+            });
+        if let Some((kind, name)) = named {
+            weaken(
+                accs,
+                "configmap_or_secret_missing",
+                0.35,
+                format!("{kind} {name} exists now: the message is from before it was created"),
+            );
+        }
+    }
+    // The CSI driver is registered on the pod's node now.
+    if accs
+        .get("csi_driver_not_registered")
+        .is_some_and(|a| !a.from_objects)
+    {
+        let registered: Vec<String> = case
+            .csi_nodes
+            .iter()
+            .filter(|n| n.metadata.name.as_deref() == case.node_name())
+            .flat_map(|n| n.spec.drivers.iter().map(|d| d.name.clone()))
+            .collect();
+        let driver = accs
+            .get("csi_driver_not_registered")
+            .and_then(|a| a.evidence.iter().find_map(|e| driver_named(&e.text)));
+        if let Some(d) = driver.filter(|d| registered.contains(d)) {
+            weaken(
+                accs,
+                "csi_driver_not_registered",
+                0.35,
+                format!(
+                    "CSINode {} lists driver {d} now: it registered after the message",
+                    case.node_name().unwrap_or("?")
+                ),
+            );
+        }
+    }
+    // Recency: what the pod failed on last counts most.
+    let cat = catalogue();
+    let newest = accs
+        .list
+        .iter()
+        .filter(|a| !a.symptom && !cat.causes[a.cause].symptom)
+        .filter_map(|a| a.last_seen)
+        .max();
+    if let Some(newest) = newest {
+        for a in accs.list.iter_mut().filter(|a| !a.from_objects) {
+            if let Some(t) = a.last_seen {
+                if newest - t > STALE_AFTER_SECS {
+                    a.confidence *= 0.8;
+                    a.fact(format!(
+                        "its newest message is {} older than the pod's newest failure: the state may have changed since",
+                        human_age(newest - t)
+                    ));
+                    // A weakening fact is not support from the objects.
+                    a.from_objects = false;
+                }
+            }
+        }
+    }
+}
+
+fn pod_claims(case: &Case) -> Vec<String> {
+    let Some(pod) = &case.pod else {
+        return Vec::new();
+    };
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    pod.spec
+        .iter()
+        .flat_map(|s| s.volumes.iter().flatten())
+        .filter_map(|v| match (&v.persistent_volume_claim, &v.ephemeral) {
+            (Some(c), _) => Some(c.claim_name.clone()),
+            (None, Some(_)) => Some(format!("{name}-{}", v.name)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `configmap "x" not found` → ("configmap", "x").
+fn object_named(text: &str) -> Option<(String, String)> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\b(configmap|secret)s? "([^"]+)" not found"#).expect("static regex")
+    });
+    let c = RE.captures(text)?;
+    Some((c[1].to_string(), c[2].to_string()))
+}
+
+/// `driver name x not found in the list of registered CSI drivers` → "x".
+fn driver_named(text: &str) -> Option<String> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"driver name (\S+) not found").expect("static regex")
+    });
+    RE.captures(text).map(|c| c[1].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::{diagnose, Options};
+    use crate::model::{Event, ObjectRef, Origin};
+    use serde_json::json;
+
+    fn ev(reason: &str, msg: &str, last: i64) -> Event {
+        Event {
+            kind: Some("Warning".into()),
+            reason: reason.into(),
+            message: msg.into(),
+            last_seen: Some(last),
+            first_seen: Some(last),
+            origin: Origin::CoreV1,
+            object: Some(ObjectRef {
+                kind: Some("Pod".into()),
+                name: Some("db-0".into()),
+                namespace: Some("shop".into()),
+                uid: None,
+            }),
+            ..Event::default()
+        }
+    }
+
+    #[test]
+    fn an_old_unbound_claim_event_does_not_outrank_the_bound_claim_of_now() {
+        // Issue 12: the claim was briefly unbound and is Bound now; the newest event is about
+        // the local path.
+        let case = Case {
+            pod: Some(
+                serde_json::from_value(json!({
+                    "metadata": {"name": "db-0", "namespace": "shop"},
+                    "spec": {"nodeName": "n1", "containers": [{"name": "c"}],
+                             "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}]},
+                    "status": {"phase": "Pending"}
+                }))
+                .unwrap(),
+            ),
+            pvcs: vec![serde_json::from_value(json!({
+                "metadata": {"name": "data-db-0", "namespace": "shop"},
+                "spec": {"volumeName": "local-pv-1"},
+                "status": {"phase": "Bound"}
+            }))
+            .unwrap()],
+            events: vec![
+                ev("FailedScheduling", "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available", 1_000),
+                ev("FailedMount", r#"MountVolume.NewMounter initialization failed for volume "local-pv-1" : path "/mnt/disks/x" does not exist"#, 1_000 + 1_800),
+            ],
+            ..Case::default()
+        };
+        let r = diagnose(&case, &Options::default());
+        assert_eq!(
+            r.findings[0].cause, "local_path_missing",
+            "{:#?}",
+            r.findings
+        );
+        let pvc = r
+            .findings
+            .iter()
+            .find(|f| f.cause == "pvc_unbound_or_missing")
+            .unwrap();
+        assert!(pvc.confidence < 0.4, "{}", pvc.confidence);
+        assert!(
+            pvc.evidence.iter().any(|e| e.contains("Bound now")),
+            "{:#?}",
+            pvc.evidence
+        );
+    }
+}
