@@ -449,6 +449,15 @@ pub struct NodeFacts {
     pub pod_uids: Option<Vec<String>>,
     /// What the probe could not do (step: message), timeouts included.
     pub errors: Vec<String>,
+    /// kubelet's log lines about the pod (its UID, volume or PV names), when asked for.
+    #[serde(default)]
+    pub kubelet_log: Vec<String>,
+    /// The kernel's lines about rbd, nfs, xfs, ext4, cifs, ceph and I/O errors, when asked for.
+    #[serde(default)]
+    pub kernel_log: Vec<String>,
+    /// Where those lines came from (`kubelet: /var/log/syslog`, `kernel: dmesg`).
+    #[serde(default)]
+    pub log_sources: Vec<String>,
     /// Whether the output ended with the probe's end marker.
     pub complete: bool,
 }

@@ -788,3 +788,73 @@ fn when_the_events_have_expired_the_first_line_says_so_and_the_objects_still_tel
     );
     assert!(waited.contains('d') || waited.ends_with('y'), "{waited}");
 }
+
+#[test]
+fn probe_node_reads_kubelets_own_words_about_the_pod_and_quotes_them() {
+    // Issue 12: the new node's kubelet log (seed/rbd-kubelet.log, as syslog keeps it, with this
+    // cluster's pod UID) says why; the probe reads it from the node, bounded, read-only.
+    use crate::support::fake_api::{ExecNode, FakeKubelet};
+    let root = TempDir::new("node-with-logs");
+    std::fs::create_dir_all(root.path().join("etc")).unwrap();
+    std::fs::write(
+        root.path().join("etc/os-release"),
+        "NAME=\"CentOS Linux\"\nVERSION_ID=\"7\"\nPRETTY_NAME=\"CentOS Linux 7 (Core)\"\nID=centos\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.path().join("var/log")).unwrap();
+    let seed = crate::util::read(&crate::util::fixture_path("seed/rbd-kubelet.log"));
+    let syslog: String = seed
+        .lines()
+        .map(|l| {
+            format!(
+                "Feb 16 13:59:27 10-46-181-146 kubelet[1159]: {}\n",
+                l.replace(
+                    "7e6c415a-f40c-11e6-ad11-00163e1625a9",
+                    "ad89c829-f40b-11e6-ad11-00163e1625a9"
+                )
+            )
+        })
+        .chain(std::iter::once(
+            "Feb 16 13:59:27 10-46-181-146 sshd[900]: Accepted publickey for root\n".to_string(),
+        ))
+        .collect();
+    std::fs::write(root.path().join("var/log/messages"), syslog).unwrap();
+    let opts = Options {
+        kubelet: Some(FakeKubelet::default().with("10.46.181.146", ExecNode::new(root.path()))),
+        ..Options::new()
+    };
+    let live = Live::start("rbd-volumes-in-use", "default", opts);
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "index-api-3362878852-9tm9j",
+        "-n",
+        "default",
+        "--probe-node",
+        "--probe-timeout",
+        "30s",
+        "-o",
+        "json",
+    ]);
+    let r = out.json();
+    let f = top(&r);
+    assert_eq!(f["cause"], "rbd_lock_held", "{}", out.stdout);
+    let ev = evidence(f);
+    assert!(
+        ev.contains("node 10.46.181.146"),
+        "the kubelet line is quoted with its node: {ev}\ninputs: {}\nnotes: {}\nstderr: {}",
+        r["inputs"],
+        r["notes"],
+        out.stderr
+    );
+    assert!(ev.contains("is locked by other nodes"), "{ev}");
+    assert!(f["confidence"].as_f64().unwrap() >= 0.9, "{f:#}");
+    let inputs = r["inputs"].to_string();
+    assert!(
+        inputs.contains("kubelet log line(s) about the pod"),
+        "{inputs}"
+    );
+    assert!(inputs.contains("/var/log/messages"), "{inputs}");
+    // Only lines about this pod were read: sshd's line is not there.
+    assert!(!out.stdout.contains("Accepted publickey"), "{}", out.stdout);
+}

@@ -573,3 +573,72 @@ fn nfs_reachability_only_on_request_and_only_to_loopback() {
     assert!(issues[0].detail.contains("hard"));
     drop(listener);
 }
+
+/// Asked for a pod's log lines (VOLMNT_LOG_MATCH), every shell reads the same lines: only
+/// those naming the pod from kubelet's logs, only storage lines from the kernel's, and a name
+/// that looks like shell text is only ever a grep pattern.
+#[test]
+fn log_lines_about_the_pod_under_every_shell() {
+    let dir = crate::util::TempDir::new("probe-logs");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("var/log")).unwrap();
+    std::fs::write(
+        root.join("var/log/messages"),
+        "Nov 21 10:09 n1 kubelet[9]: E1121 10:09:49.1 9 nestedpendingoperations.go:348] MountVolume.SetUp failed for volume \"data\" pod \"3b1f0c1e-1111-2222-3333-444455556666\" : mount failed: exit status 32\n\
+         Nov 21 10:09 n1 kubelet[9]: I1121 10:09:50.1 9 kubelet.go:1 SyncLoop (PLEG): some-other-pod\n\
+         Nov 21 10:09 n1 kernel: [ 12.3] XFS (rbd0): Filesystem has duplicate UUID 2d3e - can't mount\n\
+         Nov 21 10:09 n1 kernel: [ 12.4] e1000: eth0 NIC Link is Up\n",
+    )
+    .unwrap();
+    let mut outputs = Vec::new();
+    for shell in [&["sh"][..], &["busybox", "sh"], &["bash"], &["dash"]] {
+        let Some(bin) = local::find_in_path(shell[0]) else {
+            eprintln!("skipped: no {} here", shell[0]);
+            continue;
+        };
+        let mut child = Command::new(bin)
+            .args(&shell[1..])
+            .arg("-s")
+            .env("VOLMNT_ROOT", root)
+            .env("VOLMNT_LIVE", "0")
+            .env(
+                "VOLMNT_LOG_MATCH",
+                "3b1f0c1e-1111-2222-3333-444455556666\n$(touch pwned)\ndata",
+            )
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(PROBE_SCRIPT.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let facts = probe::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+        assert!(facts.complete, "{shell:?}");
+        assert_eq!(
+            facts.kubelet_log.len(),
+            1,
+            "{shell:?}: {:#?}",
+            facts.kubelet_log
+        );
+        assert!(facts.kubelet_log[0].contains("MountVolume.SetUp failed"));
+        assert_eq!(
+            facts.kernel_log.len(),
+            1,
+            "{shell:?}: {:#?}",
+            facts.kernel_log
+        );
+        assert!(facts.kernel_log[0].contains("duplicate UUID"));
+        assert!(
+            !root.join("pwned").exists(),
+            "{shell:?}: a name ran as a command"
+        );
+        outputs.push(facts);
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]));
+}

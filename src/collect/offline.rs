@@ -201,6 +201,46 @@ pub fn is_volume_log_line(l: &LogLine) -> bool {
 /// The most log lines kept from one input (the newest), so memory stays bounded.
 pub const MAX_LOG_LINES: usize = 5000;
 
+/// The log lines the node probe read (kubelet's about the pod, the kernel's about storage) go
+/// into the case like a saved kubelet log: kubelet's are parsed as klog/journal lines, the
+/// kernel's kept as messages of their own.
+pub fn add_node_logs(case: &mut Case, node: &str) {
+    let Some(facts) = case.node_facts.as_ref() else {
+        return;
+    };
+    let (kubelet, kernel, sources) = (
+        facts.kubelet_log.join("\n"),
+        facts.kernel_log.clone(),
+        facts.log_sources.clone(),
+    );
+    let mut kept = klog::parse_klog_with(&kubelet, is_volume_log_line);
+    let n = kept.len();
+    for l in &mut kept {
+        l.location = Some(match &l.location {
+            Some(loc) => format!("node {node}, {loc}"),
+            None => format!("node {node}"),
+        });
+    }
+    case.logs.extend(kept);
+    for (i, line) in kernel.iter().enumerate() {
+        case.messages.push(crate::model::RawMessage {
+            label: format!("kernel log of node {node}, line {}", i + 1),
+            text: line.clone(),
+        });
+    }
+    if !sources.is_empty() || n > 0 || !kernel.is_empty() {
+        case.inputs.push(format!(
+            "node {node}: {n} kubelet log line(s) about the pod, {} kernel line(s) about storage (from {})",
+            kernel.len(),
+            if sources.is_empty() {
+                "no log the probe could read".to_string()
+            } else {
+                sources.join("; ")
+            }
+        ));
+    }
+}
+
 /// Read one input into the case. Fails when nothing in it is recognised.
 pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
     let mut recognised = Vec::new();

@@ -158,6 +158,8 @@ async fn probe_node(
         deadline: args.probe_timeout + std::time::Duration::from_secs(60),
         request_timeout: global.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(args.probe_timeout),
+        // kubelet's own words about this pod: its UID, its volumes, their claims and PVs.
+        log_match: log_names(case),
     };
     eprintln!("{}", exec::announcement(&opts, std::slice::from_ref(&node)));
     match exec::run(&cluster.client(), &node, &opts, pods, args.probe_timeout).await {
@@ -168,6 +170,7 @@ async fn probe_node(
                     run.elapsed.as_secs_f64()
                 ));
                 case.node_facts = Some(facts);
+                offline::add_node_logs(case, &node);
             }
             Err(e) => case.notes.push(format!(
                 "--probe-node: the probe output of {node} did not parse: {e}"
@@ -177,6 +180,23 @@ async fn probe_node(
             .notes
             .push(format!("--probe-node: could not probe node {node}: {e}")),
     }
+}
+
+/// What kubelet's log lines about this pod name: its UID, its volume names, claims and PVs.
+fn log_names(case: &Case) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(pod) = &case.pod {
+        out.extend(pod.metadata.uid.clone());
+        for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+            if v.persistent_volume_claim.is_some() || v.csi.is_some() || v.ephemeral.is_some() {
+                out.push(v.name.clone());
+            }
+        }
+    }
+    out.extend(case.pvs.iter().filter_map(|p| p.metadata.name.clone()));
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Run `probe_node`, deleting the probe pod on every path: success, error, and Ctrl-C/SIGTERM

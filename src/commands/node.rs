@@ -630,6 +630,7 @@ async fn check_all(
         deadline: a.timeout + Duration::from_secs(60),
         request_timeout: g.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
+        log_match: Vec::new(),
     });
     if transport == Transport::Exec && a.via == Via::Daemonset {
         let client = cluster.as_ref().expect("connected for --exec").client();

@@ -14,7 +14,9 @@
 //! | `end` | the probe finished (absent: it was killed or its output cut) |
 //!
 //! Sections: `[mountinfo]` (the host's `/proc/1/mountinfo`), `[os-release]`, `[filesystems]`
-//! (`/proc/filesystems`).
+//! (`/proc/filesystems`), and when VOLMNT_LOG_MATCH was given `[kubelet-log]` (kubelet's log
+//! lines that name the pod or its volumes) and `[kernel-log]` (the kernel's lines about rbd,
+//! nfs, xfs, ext4, cifs, ceph and I/O errors).
 //!
 //! Records (fields after the key):
 //!
@@ -41,6 +43,7 @@
 //! | `pods_dir` | path, `present`/`absent`/`skipped` |
 //! | `pod` | one directory name under `<kubelet-root>/pods` |
 //! | `skipped` | step, host path, why (a path on a network filesystem is never touched) |
+//! | `log_source` | `kubelet`/`kernel`, where its lines came from (a file, journalctl, dmesg) |
 //! | `error` | step, message (a step that failed or timed out) |
 //!
 //! Unknown records and sections are ignored: a later probe may add some; the version changes
@@ -288,6 +291,11 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
                 get(0).unwrap_or_default(),
                 get(1).unwrap_or_default()
             )),
+            "log_source" => f.log_sources.push(format!(
+                "{}: {}",
+                get(0).unwrap_or_default(),
+                get(1).unwrap_or_default()
+            )),
             // Known records that carry nothing the facts keep, and records of later probes.
             _ => {}
         }
@@ -303,6 +311,20 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
             .filter_map(|l| l.split_whitespace().last())
             .map(str::to_string)
             .collect();
+    }
+    for (section, into) in [("kubelet-log", 0), ("kernel-log", 1)] {
+        if let Some(text) = bodies.get(section) {
+            let lines: Vec<String> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect();
+            if into == 0 {
+                f.kubelet_log = lines;
+            } else {
+                f.kernel_log = lines;
+            }
+        }
     }
     if let Some(text) = bodies.get("mountinfo") {
         for (i, l) in text.lines().enumerate() {

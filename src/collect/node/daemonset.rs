@@ -413,6 +413,7 @@ mod tests {
             deadline: Duration::from_secs(150),
             request_timeout: Duration::from_secs(5),
             step_timeout_secs: 5,
+            log_match: Vec::new(),
         }
     }
 

@@ -18,7 +18,7 @@ use kube::{Api, Client};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::ssh::{wrap_script, RemoteRoot, MAX_OUTPUT};
+use super::ssh::{RemoteRoot, MAX_OUTPUT};
 use super::ProbeRun;
 use crate::error::{Error, Result};
 
@@ -47,6 +47,8 @@ pub struct ExecOptions {
     pub request_timeout: Duration,
     /// `VOLMNT_STEP_TIMEOUT` for the probe: seconds each command in it may take.
     pub step_timeout_secs: u64,
+    /// Also read kubelet's and the kernel's log lines naming these (a pod's UID, its volumes).
+    pub log_match: Vec<String>,
 }
 
 /// The probe pods created and not yet confirmed deleted, shared by every node's task and the
@@ -499,7 +501,11 @@ pub async fn exec_probe(
             .exec(name, ["sh", "-s"], &ap)
             .await
             .map_err(|e| api_error(&format!("exec in probe pod {ns}/{name}"), ns, e))?;
-        let script = wrap_script(RemoteRoot::PodMount, o.step_timeout_secs);
+        let script = super::ssh::wrap_script_with_logs(
+            RemoteRoot::PodMount,
+            o.step_timeout_secs,
+            &o.log_match,
+        );
         let mut stdin = proc.stdin();
         let stdout = proc.stdout();
         let stderr = proc.stderr();
@@ -648,6 +654,7 @@ mod tests {
             deadline: Duration::from_secs(150),
             request_timeout: Duration::from_secs(5),
             step_timeout_secs: 5,
+            log_match: Vec::new(),
         }
     }
 

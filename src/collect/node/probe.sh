@@ -9,6 +9,10 @@
 #   VOLMNT_KUBELET_ROOT  kubelet root dir as a host path (default: kubelet's --root-dir when
 #                        live, else /var/lib/kubelet)
 #   VOLMNT_STEP_TIMEOUT  seconds each external command may take (default 5)
+#   VOLMNT_LOG_MATCH     literal strings, one per line (a pod's UID, its volume and PV names):
+#                        when set, kubelet's log lines that contain one of them, and the kernel's
+#                        lines about rbd, nfs, xfs, ext4, cifs and ceph, are printed too (the last
+#                        VOLMNT_LOG_BYTES of each log, default 8 MiB; at most 2000 lines each)
 # It never lists, stats or reads anything inside a network filesystem (nfs, cifs, glusterfs,
 # ceph, fuse): a dead server makes that hang forever. Every external command runs under
 # `timeout` when the system has it.
@@ -467,5 +471,71 @@ case $KROOT in
         ;;
     *) rec error kubelet_root "not an absolute path" ;;
 esac
+
+# --- kubelet's and the kernel's own words (only when asked) -------------------------------------
+
+# logtail STEP FILE: the matching lines of the tail of a regular local log file.
+logtail() {
+    _lstep=$1 _lfile=$2
+    shift 2
+    [ -f "$_lfile" ] && [ -r "$_lfile" ] || return 1
+    safe "$_lstep" "${_lfile#"$R"}" || return 1
+    rec log_source "$_lstep" "${_lfile#"$R"}"
+    run "$_lstep $_lfile" tail -c "$LOGMAX" "$_lfile" | grep -F "$@" 2>/dev/null | tail -n 2000 | sed 's/^/|/'
+}
+
+if [ -n "${VOLMNT_LOG_MATCH:-}" ]; then
+    LOGMAX=${VOLMNT_LOG_BYTES:-8388608}
+    case $LOGMAX in '' | *[!0-9]*) LOGMAX=8388608 ;; esac
+    # The strings to look for become grep arguments (-e each), never shell text.
+    _save=$IFS
+    IFS=$NL
+    set -f
+    set --
+    for _p in $VOLMNT_LOG_MATCH; do
+        [ -n "$_p" ] && set -- "$@" -e "$_p"
+    done
+    set +f
+    IFS=$_save
+    if [ "$#" -gt 0 ]; then
+        printf '[kubelet-log]\n'
+        _jd=
+        for _d in "$R/var/log/journal" "$R/run/log/journal"; do
+            [ -d "$_d" ] && [ -z "$_jd" ] && _jd=$_d
+        done
+        if command -v journalctl >/dev/null 2>&1 && { [ -z "$R" ] || [ -n "$_jd" ]; }; then
+            rec log_source kubelet "journalctl (kubelet, k3s, rke2, microk8s units)"
+            if [ -n "$R" ]; then
+                set -- --directory="$_jd" "$@"
+            fi
+            # Every unit kubelet runs as: kubeadm and most packages, k3s (server and agent),
+            # rke2, microk8s (kubelite since 1.21, kubelet before).
+            run kubelet-journal journalctl --no-pager -q -o short-iso --since=-2h \
+                -u kubelet -u k3s -u k3s-agent -u rke2-server -u rke2-agent \
+                -u snap.microk8s.daemon-kubelite -u snap.microk8s.daemon-kubelet 2>/dev/null |
+                grep -F "$@" 2>/dev/null | tail -n 2000 | sed 's/^/|/'
+            [ -n "$R" ] && shift
+        fi
+        # Plain-text logs: kubelet's own file, rke2's, k3s's, and syslog where kubelet logs to it.
+        for _f in /var/log/kubelet.log /var/log/kubelet/kubelet.log \
+            /var/lib/rancher/rke2/agent/logs/kubelet.log /var/log/k3s.log \
+            /var/log/syslog /var/log/messages; do
+            logtail kubelet "$R$_f" "$@"
+        done
+        printf '[kernel-log]\n'
+        _kpat='rbd|libceph|nfs|NFS|XFS|EXT4-fs|EXT3-fs|CIFS|SMB|I/O error|blk_update_request|Buffer I/O'
+        if [ "$LIVE" = 1 ] && [ -z "$R" ] && command -v dmesg >/dev/null 2>&1; then
+            rec log_source kernel dmesg
+            run kernel-dmesg dmesg 2>/dev/null | grep -E "$_kpat" 2>/dev/null | tail -n 2000 | sed 's/^/|/'
+        fi
+        for _f in /var/log/kern.log /var/log/messages /var/log/syslog; do
+            if [ -f "$R$_f" ] && [ -r "$R$_f" ] && safe kernel "$_f"; then
+                rec log_source kernel "$_f"
+                run "kernel $_f" tail -c "$LOGMAX" "$R$_f" | grep ' kernel: ' 2>/dev/null |
+                    grep -E "$_kpat" 2>/dev/null | tail -n 2000 | sed 's/^/|/'
+            fi
+        done
+    fi
+fi
 
 printf 'end\n'

@@ -47,8 +47,35 @@ impl RemoteRoot {
 /// API's v4 protocol cannot signal it). Nothing in it comes from the user: the root is one of two
 /// fixed paths and the step timeout a number.
 pub fn wrap_script(root: RemoteRoot, step_timeout_secs: u64) -> String {
+    wrap_script_with_logs(root, step_timeout_secs, &[])
+}
+
+/// The script, also asked for kubelet's and the kernel's log lines that contain one of
+/// `log_match` (a pod's UID, its volume and PV names). Only plain names are passed (letters,
+/// digits, `.`, `_`, `-`): anything else is dropped, so nothing can change the script.
+pub fn wrap_script_with_logs(
+    root: RemoteRoot,
+    step_timeout_secs: u64,
+    log_match: &[String],
+) -> String {
     let mut s = String::with_capacity(PROBE_SCRIPT.len() + 256);
     s.push_str("# volmnt node probe (read-only)\n");
+    let names: Vec<&str> = log_match
+        .iter()
+        .map(String::as_str)
+        .filter(|n| {
+            n.len() >= 3
+                && n.len() <= 253
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        })
+        .collect();
+    if !names.is_empty() {
+        s.push_str(&format!(
+            "VOLMNT_LOG_MATCH='{}'\nexport VOLMNT_LOG_MATCH\n",
+            names.join("\n")
+        ));
+    }
     s.push_str(": \"${VOLMNT_ROOT:=");
     s.push_str(root.path());
     s.push_str("}\"\n");
