@@ -1024,6 +1024,8 @@ struct Run {
     reported: Option<usize>,
     /// User + system CPU time of volmnt (from /usr/bin/time).
     cpu: Option<Duration>,
+    /// When the process was spawned.
+    started: Instant,
 }
 
 fn gnu_time() -> Option<&'static str> {
@@ -1068,6 +1070,7 @@ fn run_volmnt(bin: &Path, args: &[&str], kubeconfig: &Path, dir: &Path, tag: &st
         .stdout(std::fs::File::create(&stdout).expect("stdout file"))
         .stderr(std::fs::File::create(&stderr_path).expect("stderr file"));
     let t = Instant::now();
+    let started = t;
     let mut child = cmd.spawn().expect("spawn volmnt");
     let mut rss = None;
     let status = if gnu.is_some() {
@@ -1116,6 +1119,7 @@ fn run_volmnt(bin: &Path, args: &[&str], kubeconfig: &Path, dir: &Path, tag: &st
         stderr,
         reported,
         cpu,
+        started,
     }
 }
 
@@ -1279,6 +1283,11 @@ struct PodFigures {
     median: Duration,
     requests: usize,
     waves: usize,
+    /// TCP connections and TLS handshakes of one run (the last), and how long after the
+    /// process started its first request reached the server (median).
+    connections: usize,
+    handshakes: usize,
+    first_request: Duration,
 }
 
 fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
@@ -1296,10 +1305,12 @@ fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
         census_line(&by_kind)
     );
     let dir = tmp.join("pod");
+    // HTTPS with ALPN h2 and http/1.1, as a kube-apiserver serves.
     let (api, thread) = start_in_background(
         cluster,
         Options {
             latency,
+            tls: true,
             ..Options::default()
         },
     );
@@ -1316,6 +1327,21 @@ fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
     summary("live_pod_ms", &format!("{:.0}", ms(f.median)), "ms");
     summary("live_pod_requests", &f.requests.to_string(), "requests");
     summary("live_pod_waves", &f.waves.to_string(), "waves");
+    summary(
+        "live_pod_connections",
+        &f.connections.to_string(),
+        "connections",
+    );
+    summary(
+        "live_pod_tls_handshakes",
+        &f.handshakes.to_string(),
+        "handshakes",
+    );
+    summary(
+        "live_pod_first_request_ms",
+        &format!("{:.1}", ms(f.first_request)),
+        "ms",
+    );
     summary(
         "live_pod_latency_ms",
         &format!("{}", latency.as_millis()),
@@ -1339,6 +1365,7 @@ fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
         cluster,
         Options {
             latency,
+            tls: true,
             ..Options::default()
         },
     );
@@ -1402,10 +1429,15 @@ fn pod_runs(bin: &Path, t: &PodTarget, runs: usize, latency: Duration, label: &s
     let mut rss = None;
     let mut server_cpu = Duration::ZERO;
     let mut in_flight = 0;
+    let mut firsts = Vec::new();
+    let (mut connections, mut handshakes) = (0, 0);
     for i in 0..runs {
         t.api.reset_requests();
         let cpu0 = server_cpu_ns();
+        let (c0, h0) = (t.api.connections(), t.api.tls_handshakes());
         let r = run_volmnt(bin, &args, t.kubeconfig, t.dir, "pod");
+        connections = t.api.connections() - c0;
+        handshakes = t.api.tls_handshakes() - h0;
         server_cpu += Duration::from_nanos(server_cpu_ns().saturating_sub(cpu0));
         let reqs = t.api.requests();
         assert_eq!(r.code, 1, "run {i}: exit {}: {}", r.code, r.stderr);
@@ -1417,6 +1449,9 @@ fn pod_runs(bin: &Path, t: &PodTarget, runs: usize, latency: Duration, label: &s
             r.reported
         );
         walls.push(r.wall);
+        if let Some(first) = reqs.iter().map(|q| q.at).min() {
+            firsts.push(first.saturating_duration_since(r.started));
+        }
         rss = rss.max(r.rss_kib);
         in_flight = in_flight.max(t.api.max_in_flight());
         last_reqs = reqs;
@@ -1448,6 +1483,11 @@ fn pod_runs(bin: &Path, t: &PodTarget, runs: usize, latency: Duration, label: &s
         ms(rep.slowest()),
         ms(rep.critical(&w)),
     );
+    let first_request = median(&mut firsts);
+    println!(
+        "    connections {connections}, TLS handshakes {handshakes} (the last run); first request reached the server {:.1} ms after the process started (median)",
+        ms(first_request)
+    );
     println!("    findings: {}", top.join(", "));
     if !latency.is_zero() {
         print_waves(&last_reqs, &w, &rep, true);
@@ -1456,6 +1496,9 @@ fn pod_runs(bin: &Path, t: &PodTarget, runs: usize, latency: Duration, label: &s
         median: med,
         requests: last_reqs.len(),
         waves: w.len(),
+        connections,
+        handshakes,
+        first_request,
     }
 }
 

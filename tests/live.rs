@@ -858,3 +858,52 @@ fn probe_node_reads_kubelets_own_words_about_the_pod_and_quotes_them() {
     // Only lines about this pod were read: sshd's line is not there.
     assert!(!out.stdout.contains("Accepted publickey"), "{}", out.stdout);
 }
+
+#[test]
+fn doctor_pod_sends_every_request_over_one_tls_connection_with_http2() {
+    // As a kube-apiserver: HTTPS with ALPN h2 and http/1.1.
+    let opts = Options {
+        tls: true,
+        ..Options::new()
+    };
+    let live = Live::start("multi-attach", "observability", opts);
+    let (out, r) = live.doctor("grafana-nf429wl859-pjhzd", "observability");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(top(&r)["cause"], "multi_attach");
+    let requests = live.api.requests().len();
+    assert!(requests >= 10, "{requests} requests");
+    assert_eq!(live.api.connections(), 1, "{requests} requests");
+    assert_eq!(live.api.tls_handshakes(), 1);
+    assert_eq!(live.api.h2_connections(), 1, "HTTP/2 was negotiated");
+}
+
+#[test]
+fn probe_node_exec_goes_over_http1_beside_the_h2_connection() {
+    // exec is a WebSocket upgrade, which HTTP/2 cannot carry: its own HTTP/1.1 connection.
+    use crate::support::fake_api::{ExecNode, FakeKubelet};
+    let host =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hosts/centos-7-no-nfs");
+    let opts = Options {
+        tls: true,
+        kubelet: Some(FakeKubelet::default().with("node1", ExecNode::new(&host))),
+        ..Options::new()
+    };
+    let live = Live::start("nfs-client-missing", "ops-test", opts);
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-n",
+        "ops-test",
+        "--probe-node",
+        "--probe-timeout",
+        "30s",
+        "-o",
+        "json",
+    ]);
+    let r = out.json();
+    assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stderr);
+    assert!(evidence(top(&r)).contains("node probe: mount.nfs / mount.nfs4 not found on node1"));
+    assert_eq!(live.api.h2_connections(), 1);
+    assert!(live.api.connections() >= 2, "exec has its own connection");
+}

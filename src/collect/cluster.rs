@@ -44,7 +44,10 @@ pub struct ConnectOptions {
 /// A connected client with what volmnt tracks about its use.
 #[derive(Clone)]
 pub struct Cluster {
+    /// API reads and writes: one connection, HTTP/2 where the server offers it.
     client: Client,
+    /// kube's HTTP/1.1 client, for exec's WebSocket upgrade.
+    exec_client: Client,
     /// The namespace from `-n` or the context.
     pub namespace: String,
     /// `context NAME at https://...`, for messages.
@@ -193,18 +196,18 @@ impl Cluster {
         let by_verb: Arc<[AtomicUsize; VERBS.len()]> =
             Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
         let verbs = by_verb.clone();
-        let layer =
-            tower::util::MapRequestLayer::new(move |r: http::Request<kube::client::Body>| {
+        let hook: super::transport::RequestHook =
+            Arc::new(move |r: &http::Request<kube::client::Body>| {
                 counter.fetch_add(1, Ordering::Relaxed);
                 verbs[verb_of(r.method(), r.uri())].fetch_add(1, Ordering::Relaxed);
-                r
             });
-        let client = kube::client::ClientBuilder::try_from(config)
-            .map_err(|e| Error::Unreachable(format!("setting up the client for {target}: {e}")))?
-            .with_layer(&layer)
-            .build();
+        let setup =
+            |e: kube::Error| Error::Unreachable(format!("setting up the client for {target}: {e}"));
+        let client = super::transport::api_client(&config, hook.clone()).map_err(setup)?;
+        let exec_client = super::transport::exec_client(config, hook).map_err(setup)?;
         Ok(Cluster {
             client,
+            exec_client,
             namespace,
             target,
             timeout: o.request_timeout,
@@ -357,6 +360,11 @@ impl Cluster {
 
     pub fn client(&self) -> Client {
         self.client.clone()
+    }
+
+    /// A client for exec (a WebSocket upgrade, which HTTP/2 cannot carry).
+    pub fn exec_client(&self) -> Client {
+        self.exec_client.clone()
     }
 
     /// Collect everything `doctor pod` needs about one pod.

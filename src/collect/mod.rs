@@ -6,4 +6,5 @@ pub mod node;
 pub mod offline;
 pub mod rbd;
 pub mod save;
+pub mod transport;
 pub mod watch;

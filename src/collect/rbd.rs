@@ -306,7 +306,8 @@ async fn run_local(argv: &[String]) -> Result<Output> {
 
 async fn run_in_pod(cluster: &Cluster, ns: &str, pod: &str, argv: &[String]) -> Result<Output> {
     use tokio::io::AsyncReadExt;
-    let api = Api::<Pod>::namespaced(cluster.client(), ns);
+    // exec is a WebSocket upgrade: HTTP/1.1.
+    let api = Api::<Pod>::namespaced(cluster.exec_client(), ns);
     let ap = AttachParams::default()
         .stdin(false)
         .stdout(true)

@@ -162,7 +162,15 @@ async fn probe_node(
         log_match: log_names(case),
     };
     eprintln!("{}", exec::announcement(&opts, std::slice::from_ref(&node)));
-    match exec::run(&cluster.client(), &node, &opts, pods, args.probe_timeout).await {
+    match exec::run(
+        &cluster.exec_client(),
+        &node,
+        &opts,
+        pods,
+        args.probe_timeout,
+    )
+    .await
+    {
         Ok(run) => match crate::parse::probe::parse(&String::from_utf8_lossy(&run.stdout)) {
             Ok(facts) => {
                 case.inputs.push(format!(
@@ -251,6 +259,12 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
         && !args.offline
         && (args.from_file.is_empty() || args.name.is_some());
     let rt = super::runtime()?;
+    if live {
+        // Compile the knowledge while the requests are in flight, not after them.
+        std::thread::spawn(|| {
+            crate::diagnose::catalogue::catalogue();
+        });
+    }
     let (mut case, cluster) = if live {
         match rt.block_on(collect_live(args, global)) {
             Ok((mut case, requests, cluster)) => {

@@ -633,7 +633,10 @@ async fn check_all(
         log_match: Vec::new(),
     });
     if transport == Transport::Exec && a.via == Via::Daemonset {
-        let client = cluster.as_ref().expect("connected for --exec").client();
+        let client = cluster
+            .as_ref()
+            .expect("connected for --exec")
+            .exec_client();
         let o = exec_opts.expect("exec options");
         return via_daemonset(a, &client, targets, &o, &dsets, g.conn.request_timeout)
             .await
@@ -657,7 +660,8 @@ async fn check_all(
     };
 
     let progress = ProgressLine::new(a.progress, targets.len());
-    let client = cluster.as_ref().map(|c| c.client());
+    // Probe pods are reached through exec, a WebSocket upgrade: HTTP/1.1.
+    let client = cluster.as_ref().map(|c| c.exec_client());
     let per_node = a.timeout;
     let request_timeout = g.conn.request_timeout;
     let checked: Vec<Checked> = futures::stream::iter(targets)

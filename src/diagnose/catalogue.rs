@@ -185,13 +185,35 @@ struct DriverFamilyDef {
     fs: FsFamily,
 }
 
-/// A pattern ready to use: which cause it points at and its compiled veto.
+/// A pattern ready to use: which cause it points at, compiled on first use. Every pattern is in
+/// the one `RegexSet` that scans each message; its own regex (to quote the match) and its veto
+/// are compiled only when the set says it matched, so start-up compiles the set alone.
 #[derive(Debug)]
 pub struct Pattern {
     pub cause: usize,
     pub def: PatternDef,
-    pub regex: Regex,
-    pub not: Option<Regex>,
+    regex: std::sync::OnceLock<Regex>,
+    not: std::sync::OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// The pattern's own regex (checked when the catalogue was loaded).
+    pub fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| Regex::new(&self.def.regex).expect("checked when loaded"))
+    }
+
+    /// The veto, if the pattern has one.
+    pub fn not(&self) -> Option<&Regex> {
+        self.not
+            .get_or_init(|| {
+                self.def
+                    .not
+                    .as_ref()
+                    .map(|n| Regex::new(n).expect("checked when loaded"))
+            })
+            .as_ref()
+    }
 }
 
 /// The loaded, checked knowledge.
@@ -304,16 +326,18 @@ impl Catalogue {
                         c.id, p.confidence
                     ));
                 }
-                let regex = Regex::new(&p.regex).map_err(|e| format!("{}: {e}", c.id))?;
-                let not = match &p.not {
-                    Some(n) => Some(Regex::new(n).map_err(|e| format!("{}: {e}", c.id))?),
-                    None => None,
-                };
+                // Syntax only here (cheap); the regexes are compiled on first use. A pattern
+                // the set accepts is valid; the veto is parsed to catch a typo at load time.
+                if let Some(n) = &p.not {
+                    regex_syntax::Parser::new()
+                        .parse(n)
+                        .map_err(|e| format!("{}: {e}", c.id))?;
+                }
                 patterns.push(Pattern {
                     cause: i,
                     def: p.clone(),
-                    regex,
-                    not,
+                    regex: std::sync::OnceLock::new(),
+                    not: std::sync::OnceLock::new(),
                 });
             }
             for s in c.remediation.iter().chain(&c.confirm) {

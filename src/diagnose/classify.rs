@@ -63,14 +63,14 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
                 continue;
             }
         }
-        if p.not.as_ref().is_some_and(|n| n.is_match(text)) {
+        if p.not().is_some_and(|n| n.is_match(text)) {
             continue;
         }
         if d.unusual_options && ctx.unusual_options.is_empty() {
             continue;
         }
         let (quote, at) = p
-            .regex
+            .regex()
             .find(text)
             .map(|m| (quote_around(text, m.start(), m.end()), (m.start(), m.end())))
             .unwrap_or_default();

@@ -235,6 +235,9 @@ pub struct Options {
     /// How often a watch that asked for `allowWatchBookmarks=true` gets a BOOKMARK with the
     /// current resourceVersion (the apiserver's watch cache sends one about every minute).
     pub bookmark_interval: Duration,
+    /// Serve HTTPS with a self-signed certificate and ALPN `h2` and `http/1.1`, as a
+    /// kube-apiserver does (the kubeconfig carries the certificate as its CA).
+    pub tls: bool,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -329,6 +332,7 @@ impl Default for Options {
             user: None,
             kubelet: None,
             bookmark_interval: Duration::from_secs(60),
+            tls: false,
         }
     }
 }
@@ -388,7 +392,26 @@ impl FakeApi {
 
     /// `http://127.0.0.1:PORT`
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        if self.shared.tls.is_some() {
+            format!("https://{}", self.addr)
+        } else {
+            format!("http://{}", self.addr)
+        }
+    }
+
+    /// TCP connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
+    }
+
+    /// TLS handshakes completed so far (0 without `Options::tls`).
+    pub fn tls_handshakes(&self) -> usize {
+        self.shared.handshakes.load(Ordering::SeqCst)
+    }
+
+    /// Connections that negotiated HTTP/2 by ALPN.
+    pub fn h2_connections(&self) -> usize {
+        self.shared.h2.load(Ordering::SeqCst)
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -404,8 +427,15 @@ impl FakeApi {
             Some(t) => format!("    token: {}\n", json!(t)),
             None => "    {}\n".to_string(),
         };
+        let ca = match &self.shared.tls {
+            Some(t) => format!(
+                "    certificate-authority-data: {}\n",
+                base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &t.cert_pem)
+            ),
+            None => String::new(),
+        };
         let text = format!(
-            "apiVersion: v1\nkind: Config\npreferences: {{}}\nclusters:\n- name: fake\n  cluster:\n    server: {}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: {}\ncurrent-context: fake\nusers:\n- name: fake\n  user:\n{user}",
+            "apiVersion: v1\nkind: Config\npreferences: {{}}\nclusters:\n- name: fake\n  cluster:\n{ca}    server: {}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: {}\ncurrent-context: fake\nusers:\n- name: fake\n  user:\n{user}",
             json!(self.url()),
             json!(namespace),
         );
@@ -1129,6 +1159,44 @@ struct Shared {
     /// Bumped by `close_watches`: every open watch stream ends.
     watch_gen: tokio::sync::watch::Sender<u64>,
     open_watches: Arc<AtomicUsize>,
+    /// The server's TLS setup, when it serves HTTPS.
+    tls: Option<Tls>,
+    connections: AtomicUsize,
+    handshakes: AtomicUsize,
+    h2: AtomicUsize,
+}
+
+/// A self-signed certificate for 127.0.0.1 and the acceptor built on it.
+struct Tls {
+    cert_pem: String,
+    acceptor: tokio_rustls::TlsAcceptor,
+}
+
+impl Tls {
+    fn new() -> Tls {
+        let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
+            .expect("fake api: generate a certificate");
+        let cert_der = cert.cert.der().clone();
+        let key = tokio_rustls::rustls::pki_types::PrivateKeyDer::Pkcs8(
+            tokio_rustls::rustls::pki_types::PrivatePkcs8KeyDer::from(
+                cert.key_pair.serialize_der(),
+            ),
+        );
+        let mut config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
+            tokio_rustls::rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("fake api: TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(vec![cert_der], key)
+        .expect("fake api: TLS certificate");
+        // As kube-apiserver: HTTP/2 first, HTTP/1.1 for clients that do not offer it.
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Tls {
+            cert_pem: cert.cert.pem(),
+            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        }
+    }
 }
 
 impl Shared {
@@ -1163,6 +1231,7 @@ impl Shared {
 }
 
 fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<Shared>) {
+    let tls = opts.tls;
     let listener =
         std::net::TcpListener::bind(("127.0.0.1", 0)).expect("fake api: bind 127.0.0.1:0");
     listener
@@ -1220,6 +1289,10 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         exec_sessions: Mutex::new(Vec::new()),
         watch_gen: tokio::sync::watch::channel(0).0,
         open_watches: Arc::new(AtomicUsize::new(0)),
+        tls: tls.then(Tls::new),
+        connections: AtomicUsize::new(0),
+        handshakes: AtomicUsize::new(0),
+        h2: AtomicUsize::new(0),
     });
     (listener, shared)
 }
@@ -1238,16 +1311,45 @@ async fn serve(
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);
+                shared.connections.fetch_add(1, Ordering::SeqCst);
                 let shared = shared.clone();
                 conns.spawn(async move {
+                    let svc_shared = shared.clone();
                     let svc = hyper::service::service_fn(move |req| {
-                        let shared = shared.clone();
+                        let shared = svc_shared.clone();
                         async move { Ok::<_, Infallible>(handle(shared, req).await) }
                     });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
-                        .with_upgrades()
-                        .await;
+                    // With TLS on, a plaintext client (a bench's raw replay) is still served:
+                    // a TLS connection starts with a handshake record (0x16).
+                    let mut first = [0u8; 1];
+                    let is_tls = shared.tls.is_some()
+                        && matches!(stream.peek(&mut first).await, Ok(1) if first[0] == 0x16);
+                    match shared.tls.as_ref().filter(|_| is_tls) {
+                        None => {
+                            let _ = hyper::server::conn::http1::Builder::new()
+                                .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                                .with_upgrades()
+                                .await;
+                        }
+                        Some(tls) => {
+                            let Ok(tls_stream) = tls.acceptor.accept(stream).await else {
+                                return;
+                            };
+                            shared.handshakes.fetch_add(1, Ordering::SeqCst);
+                            let h2 = tls_stream.get_ref().1.alpn_protocol() == Some(b"h2");
+                            if h2 {
+                                shared.h2.fetch_add(1, Ordering::SeqCst);
+                            }
+                            let _ = hyper_util::server::conn::auto::Builder::new(
+                                hyper_util::rt::TokioExecutor::new(),
+                            )
+                            .serve_connection_with_upgrades(
+                                hyper_util::rt::TokioIo::new(tls_stream),
+                                svc,
+                            )
+                            .await;
+                        }
+                    }
                 });
             }
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
