@@ -6,6 +6,7 @@ mod support;
 mod variants;
 
 mod adversarial;
+mod architecture;
 mod chart;
 mod completions;
 mod corpus;

@@ -425,7 +425,7 @@ impl Cluster {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let refs = PodRefs::of(&pod);
         let node_name = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-        let list_nodes = !refs.claims.is_empty() && !crate::diagnose::safety::is_live(&pod);
+        let list_nodes = !refs.claims.is_empty() && !crate::model::is_live(&pod);
 
         let chain_a = async {
             let pvcs = join_all(refs.claims.iter().map(|claim| {

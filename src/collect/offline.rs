@@ -186,7 +186,7 @@ static RBD_IMAGE_ARG: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-use crate::diagnose::FAILURE_WORDS;
+use crate::parse::FAILURE_WORDS;
 
 /// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
 pub fn is_volume_log_line(l: &LogLine) -> bool {

@@ -220,7 +220,7 @@ fn probe_node_guarded(
     let outcome = rt.block_on(async {
         tokio::select! {
             _ = probe_node(cluster, case, args, global, &pods) => Ok(()),
-            sig = super::node::interrupted() => {
+            sig = super::interrupted() => {
                 eprintln!("\nvolmnt: {sig}: stopping; deleting the probe pod first");
                 Err(sig)
             }
@@ -412,10 +412,10 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         Shown::Summary
     };
     let out = match global.output {
-        render::Format::Json => render::json::to_json(&doc),
-        render::Format::Yaml => render::json::to_yaml(&doc),
-        render::Format::Text => Ok(namespace_text(&doc, super::text_style(global), shown)),
-        render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
+        crate::render::Format::Json => render::json::to_json(&doc),
+        crate::render::Format::Yaml => render::json::to_yaml(&doc),
+        crate::render::Format::Text => Ok(namespace_text(&doc, super::text_style(global), shown)),
+        crate::render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
     }
     .map_err(Error::Output)?;
     super::emit(&out)?;

@@ -90,3 +90,27 @@ pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectO
         long_lived: false,
     }
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM, whichever comes first.
+pub(crate) async fn interrupted() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return "interrupted";
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "interrupted",
+            _ = term.recv() => "terminated",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
+    }
+}

@@ -86,7 +86,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
                 Some(v) => format!("namespace(s) {}", v.join(", ")),
             },
             cluster.target,
-            super::node::human_duration(args.min_age),
+            crate::model::node::human_duration(args.min_age),
             args.selector
                 .as_ref()
                 .map(|s| format!(" with labels {s}"))
@@ -166,7 +166,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
                     }
                 }
                 _ = tick.tick() => refresh(&metrics, &collector, &cluster),
-                sig = super::node::interrupted() => break sig,
+                sig = super::interrupted() => break sig,
             }
         };
         log(format!("{outcome}: stopping"));

@@ -7,7 +7,7 @@ pub mod classify;
 pub mod context;
 pub mod fleet;
 pub mod node_check;
-pub mod report;
+pub use crate::model::report;
 pub mod rules;
 pub mod safety;
 pub mod steps;
@@ -739,15 +739,7 @@ fn has_install_step(f: &Finding) -> bool {
     })
 }
 
-/// Words that make a message a failure report even when no pattern names its cause.
-pub static FAILURE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't")
-        .expect("static regex")
-});
-
-pub fn looks_like_failure(text: &str) -> bool {
-    FAILURE_WORDS.is_match(text)
-}
+pub use crate::parse::{looks_like_failure, FAILURE_WORDS};
 
 /// A failure message no pattern matched, kept until every message has been seen.
 struct Unmatched {

@@ -4,346 +4,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::str::FromStr;
 use std::sync::mpsc;
 use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use super::catalogue::catalogue;
 use super::steps::os_family;
 use crate::model::{ModuleState, MountEntry, NodeFacts, Propagation};
 use crate::parse::mountinfo::is_under;
 
-/// A volume type a node may have to mount.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum VolumeType {
-    Nfs,
-    Nfs4,
-    Cifs,
-    Glusterfs,
-    Cephfs,
-    Rbd,
-    Iscsi,
-    Xfs,
-    Ext4,
-}
-
-impl VolumeType {
-    pub const ALL: [VolumeType; 9] = [
-        VolumeType::Nfs,
-        VolumeType::Nfs4,
-        VolumeType::Cifs,
-        VolumeType::Glusterfs,
-        VolumeType::Cephfs,
-        VolumeType::Rbd,
-        VolumeType::Iscsi,
-        VolumeType::Xfs,
-        VolumeType::Ext4,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VolumeType::Nfs => "nfs",
-            VolumeType::Nfs4 => "nfs4",
-            VolumeType::Cifs => "cifs",
-            VolumeType::Glusterfs => "glusterfs",
-            VolumeType::Cephfs => "cephfs",
-            VolumeType::Rbd => "rbd",
-            VolumeType::Iscsi => "iscsi",
-            VolumeType::Xfs => "xfs",
-            VolumeType::Ext4 => "ext4",
-        }
-    }
-
-    /// The client in the catalogue (`clients:` in knowledge.yaml) that brings its tools.
-    pub fn client(self) -> &'static str {
-        match self {
-            VolumeType::Nfs | VolumeType::Nfs4 => "nfs",
-            VolumeType::Cifs => "cifs",
-            VolumeType::Glusterfs => "glusterfs",
-            VolumeType::Cephfs => "cephfs",
-            VolumeType::Rbd => "rbd",
-            VolumeType::Iscsi => "iscsi",
-            VolumeType::Xfs => "xfs",
-            VolumeType::Ext4 => "ext4",
-        }
-    }
-}
-
-impl std::fmt::Display for VolumeType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What `--require` accepts: `nfs,rbd,cephfs,iscsi,cifs,glusterfs,xfs,ext4`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Requirement {
-    Nfs,
-    Rbd,
-    Cephfs,
-    Iscsi,
-    Cifs,
-    Glusterfs,
-    Xfs,
-    Ext4,
-}
-
-impl Requirement {
-    pub fn volume_type(self) -> VolumeType {
-        match self {
-            Requirement::Nfs => VolumeType::Nfs,
-            Requirement::Rbd => VolumeType::Rbd,
-            Requirement::Cephfs => VolumeType::Cephfs,
-            Requirement::Iscsi => VolumeType::Iscsi,
-            Requirement::Cifs => VolumeType::Cifs,
-            Requirement::Glusterfs => VolumeType::Glusterfs,
-            Requirement::Xfs => VolumeType::Xfs,
-            Requirement::Ext4 => VolumeType::Ext4,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.volume_type().as_str()
-    }
-
-    /// A comma-separated list (`nfs,rbd`); duplicates dropped, order kept.
-    pub fn parse_list(s: &str) -> Result<Vec<Requirement>, String> {
-        let mut out = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let r = part.parse::<Requirement>()?;
-            if !out.contains(&r) {
-                out.push(r);
-            }
-        }
-        Ok(out)
-    }
-}
-
-impl FromStr for Requirement {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "nfs" => Requirement::Nfs,
-            "rbd" => Requirement::Rbd,
-            "cephfs" | "ceph" => Requirement::Cephfs,
-            "iscsi" => Requirement::Iscsi,
-            "cifs" | "smb" => Requirement::Cifs,
-            "glusterfs" | "gluster" => Requirement::Glusterfs,
-            "xfs" => Requirement::Xfs,
-            "ext4" => Requirement::Ext4,
-            other => {
-                return Err(format!(
-                    "unknown requirement `{other}` (want nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs or ext4)"
-                ))
-            }
-        })
-    }
-}
-
-impl std::fmt::Display for Requirement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// How to get a missing client onto this node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Install {
-    /// Catalogue client id (`nfs`, `rbd`, ...).
-    pub client: String,
-    /// `NFS client (mount.nfs)`.
-    pub client_name: String,
-    /// The package for this OS (`nfs-utils`); `None` when the OS is unknown or immutable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub package: Option<String>,
-    /// The command to run on the node (`sudo dnf install -y nfs-utils`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// What to do instead when there is no command (immutable or unknown OS).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub advice: Option<String>,
-}
-
-/// Whether the node can mount one volume type.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Capability {
-    pub volume: VolumeType,
-    pub ok: bool,
-    /// One sentence: what was found, or what is missing.
-    pub reason: String,
-    /// Programs found (`mount.nfs` → path).
-    pub found: BTreeMap<String, String>,
-    /// Programs and kernel parts missing.
-    pub missing: Vec<String>,
-    /// Userspace is there but kernel support could not be established (no module list).
-    pub kernel_unknown: bool,
-    /// Caveats that do not fail the check (rpc.statd not running, ...).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// How to install what is missing (userspace only; a kernel part is not a package).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub install: Option<Install>,
-}
-
-/// One `--require` result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequirementResult {
-    pub requirement: Requirement,
-    pub ok: bool,
-    pub detail: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub install: Option<Install>,
-}
-
-/// A client to install, with the volume types that need it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MissingPackage {
-    pub install: Install,
-    pub for_volumes: Vec<VolumeType>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IssueKind {
-    /// A kubelet volume mount of a pod that is no longer on the node.
-    OrphanedMount,
-    /// The same source mounted twice on the same target.
-    DuplicateMount,
-    /// A filesystem that should be writable is read-only (remounted after errors).
-    ReadOnlyRemount,
-    /// The kubelet root dir is on a mount without shared propagation.
-    KubeletRootNotShared,
-    /// A `hard` NFS mount whose server does not answer (only with the reachability check).
-    NfsServerUnreachable,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
-/// One problem in the mount table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MountIssue {
-    pub kind: IssueKind,
-    pub severity: Severity,
-    pub detail: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mount_point: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fstype: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pod_uid: Option<String>,
-    /// A command that fixes it (paths shell-quoted).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
-}
-
-/// What orphaned mounts were judged against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OrphanBasis {
-    /// The pods the API says run on the node.
-    Api,
-    /// The pod directories under `<kubelet-root>/pods` (the API was not asked or not reachable).
-    PodDirectories,
-    /// Neither was available: orphans cannot be told.
-    None,
-}
-
-/// One NFS server's answer to the reachability check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ServerReach {
-    /// As the mounts name it (`10.20.172.211`).
-    pub server: String,
-    /// What was connected to (`10.20.172.211:2049`), when the name resolved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub address: Option<String>,
-    pub reachable: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Mount points using it.
-    pub mounts: Vec<String>,
-    /// Whether any of them is `hard` (a dead server makes access hang forever).
-    pub hard: bool,
-}
-
-/// Everything `node check` says about one node: what the text table, JSON and JUnit print.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeReport {
-    /// The node's host name, as the probe found it.
-    pub node: Option<String>,
-    /// `PRETTY_NAME` of os-release.
-    pub os: Option<String>,
-    /// `rhel`, `debian`, `suse`, `alpine`, `immutable` or `unknown`.
-    pub os_family: String,
-    pub kernel: Option<String>,
-    /// Whether the probe saw the live node (processes, /proc), not a mounted tree.
-    pub live: bool,
-    pub capabilities: Vec<Capability>,
-    pub requirements: Vec<RequirementResult>,
-    pub missing_packages: Vec<MissingPackage>,
-    pub issues: Vec<MountIssue>,
-    pub kubelet_root: Option<String>,
-    pub kubelet_root_propagation: Option<Propagation>,
-    pub orphan_basis: OrphanBasis,
-    /// Filled by [`check_nfs_servers`] only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nfs_servers: Option<Vec<ServerReach>>,
-    pub selinux: Option<String>,
-    pub mounts_read: usize,
-    /// What the probe could not do.
-    pub probe_errors: Vec<String>,
-    pub notes: Vec<String>,
-}
-
-impl NodeReport {
-    /// Every `--require` passed.
-    pub fn requirements_met(&self) -> bool {
-        self.requirements.iter().all(|r| r.ok)
-    }
-
-    /// A failed requirement or an error-level mount issue (exit code 1).
-    pub fn has_problems(&self) -> bool {
-        !self.requirements_met() || self.issues.iter().any(|i| i.severity == Severity::Error)
-    }
-
-    pub fn capability(&self, v: VolumeType) -> Option<&Capability> {
-        self.capabilities.iter().find(|c| c.volume == v)
-    }
-}
+pub use crate::model::node::*;
 
 /// Quote a value for a POSIX shell (single quotes) when it needs it.
 pub fn shell_quote(s: &str) -> String {
@@ -1119,6 +788,122 @@ pub fn check_nfs_servers(report: &mut NodeReport, facts: &NodeFacts, timeout: Du
         });
     }
     report.nfs_servers = Some(results);
+}
+
+// ---------------------------------------------------------------------------------------------
+// From what each node sent back to the verdict of the whole check
+// ---------------------------------------------------------------------------------------------
+
+fn unreachable(c: &Checked, error: String) -> NodeResult {
+    NodeResult {
+        node: c.target.node.clone(),
+        target: c.target.address.clone(),
+        status: "unreachable",
+        elapsed_ms: c.elapsed.as_millis() as u64,
+        error: Some(error),
+        report: None,
+        labels: BTreeMap::new(),
+        labelled: false,
+        notes: Vec::new(),
+    }
+}
+
+/// Parse and judge what one node sent back.
+pub fn evaluate(c: Checked, required: &[Requirement]) -> NodeResult {
+    let run = match &c.run {
+        Err(e) => return unreachable(&c, e.to_string()),
+        Ok(r) => r,
+    };
+    let text = String::from_utf8_lossy(&run.stdout);
+    let facts = match crate::parse::probe::parse(&text) {
+        Ok(f) => f,
+        Err(e) => {
+            let why = match (run.exit_code, crate::parse::last_line(&run.stderr)) {
+                (None, _) => format!("the probe was stopped at the time limit; {e}"),
+                (Some(code), Some(err)) if code != 0 => {
+                    format!("the probe failed (exit {code}): {err}; {e}")
+                }
+                _ => e.to_string(),
+            };
+            return unreachable(&c, why);
+        }
+    };
+    let mut report = analyze(&facts, required, c.pods_on_node.as_deref());
+    if let (Some(node), true) = (&c.target.node, c.exec) {
+        // In the probe pod the host name is the pod's own (its UTS namespace), not the node's.
+        report.node = Some(node.clone());
+    }
+    let labels = report
+        .capabilities
+        .iter()
+        .map(|cap| {
+            (
+                format!("volmnt.io/mount.{}", cap.volume),
+                cap.ok.to_string(),
+            )
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if run.exit_code.is_none() {
+        notes.push("the probe was stopped at the time limit: some facts may be missing".into());
+    }
+    if run.stderr.contains("volmnt: the probe pod was not deleted") {
+        notes.push(run.stderr.trim().to_string());
+    }
+    NodeResult {
+        node: c.target.node.clone(),
+        target: c.target.address.clone(),
+        // Requirements decide pass/fail; an error in the mount table (an orphaned mount
+        // to a server that may hang) is a problem found all the same (exit 1).
+        status: if !report.requirements_met() {
+            "fail"
+        } else if report.has_problems() {
+            "problem"
+        } else {
+            "pass"
+        },
+        elapsed_ms: c.elapsed.as_millis() as u64,
+        error: None,
+        report: Some(report),
+        labels,
+        labelled: false,
+        notes,
+    }
+}
+
+/// The whole check: every node's result, the counts and the overall status.
+pub fn document(
+    mut nodes: Vec<NodeResult>,
+    required: &[Requirement],
+    transport: Transport,
+    elapsed: Duration,
+) -> NodeCheck {
+    nodes.sort_by_key(NodeResult::name);
+    let count = |s: &str| nodes.iter().filter(|n| n.status == s).count();
+    let summary = Summary {
+        checked: nodes.len(),
+        passed: count("pass"),
+        failed: count("fail"),
+        problems: count("problem"),
+        unreachable: count("unreachable"),
+    };
+    let status = if summary.failed > 0 {
+        "fail"
+    } else if summary.problems > 0 {
+        "problem"
+    } else if summary.unreachable > 0 {
+        "unreachable"
+    } else {
+        "pass"
+    };
+    NodeCheck {
+        status,
+        transport,
+        required: required.to_vec(),
+        summary,
+        elapsed_ms: elapsed.as_millis() as u64,
+        nodes,
+    }
 }
 
 #[cfg(test)]

@@ -44,41 +44,7 @@ impl LivePod {
     }
 }
 
-/// Whether a pod's volumes are mounted and in use: it runs, or one of its containers (init
-/// containers included) has started, which kubelet allows only once every volume is mounted.
-/// A pod that has finished (Succeeded/Failed) uses nothing.
-pub fn is_live(pod: &Pod) -> bool {
-    let Some(status) = &pod.status else {
-        return false;
-    };
-    match status.phase.as_deref() {
-        Some("Succeeded" | "Failed") => return false,
-        Some("Running") => return true,
-        _ => {}
-    }
-    containers_started(pod)
-}
-
-/// Whether any container of the pod has started (now or before a restart).
-pub fn containers_started(pod: &Pod) -> bool {
-    let Some(status) = &pod.status else {
-        return false;
-    };
-    status
-        .container_statuses
-        .iter()
-        .flatten()
-        .chain(status.init_container_statuses.iter().flatten())
-        .any(|c| {
-            c.started == Some(true)
-                || c.state
-                    .as_ref()
-                    .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
-                || c.last_state
-                    .as_ref()
-                    .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
-        })
-}
+pub use crate::model::{containers_started, is_live};
 
 /// What a case says is in use by live workloads.
 #[derive(Debug, Clone, Default)]

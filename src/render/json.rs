@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::diagnose::Report;
+use crate::model::report::Report;
 
 /// `volmnt explain`'s document: one report per message, in argument order.
 #[derive(Serialize)]

@@ -3,9 +3,10 @@
 
 pub mod json;
 pub mod junit;
+pub mod node;
 pub mod text;
 
-use crate::diagnose::{Finding, Report, Step};
+use crate::model::report::{Finding, Report, Step};
 use crate::redact::redact;
 
 /// Output formats of `-o`.
@@ -132,11 +133,11 @@ pub fn render_many(
             .collect::<Vec<_>>()
             .join("\n")),
         Format::Json => json::to_json(&json::Messages {
-            schema_version: crate::diagnose::SCHEMA_VERSION,
+            schema_version: crate::model::report::SCHEMA_VERSION,
             messages: &rs,
         }),
         Format::Yaml => json::to_yaml(&json::Messages {
-            schema_version: crate::diagnose::SCHEMA_VERSION,
+            schema_version: crate::model::report::SCHEMA_VERSION,
             messages: &rs,
         }),
         Format::Junit => Err(JUNIT_ONLY.into()),

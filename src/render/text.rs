@@ -4,7 +4,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::diagnose::{Finding, Report, Status, Step, StepKind};
+use crate::model::report::{Finding, Report, Status, Step, StepKind};
 
 /// Applies a style only when colour is on.
 struct Paint {

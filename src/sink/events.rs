@@ -23,7 +23,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
-use crate::diagnose::{Report, Status, StepKind};
+use crate::model::report::{Report, Status, StepKind};
 
 /// The Event's reason, as `kubectl describe pod` shows it.
 pub const REASON: &str = "VolumeDiagnosis";
@@ -90,7 +90,7 @@ pub fn message(report: &Report) -> Option<(String, String)> {
         return None;
     }
     let top = report.top()?;
-    let step = |s: &crate::diagnose::Step| match &s.command {
+    let step = |s: &crate::model::report::Step| match &s.command {
         Some(c) => format!("{}: {c}", s.text.trim_end_matches('.')),
         None => s.text.clone(),
     };

@@ -5,5 +5,6 @@
 
 pub mod events;
 pub mod http;
+pub mod labels;
 pub mod lease;
 pub mod metrics;

@@ -32,7 +32,7 @@ pub const ANNOTATION_NODE: &str = "volmnt.io/node";
 /// The container's name.
 pub const CONTAINER: &str = "probe";
 /// The default image: any image with a POSIX sh and coreutils-like tools works.
-pub const DEFAULT_IMAGE: &str = "busybox:1.36";
+pub use crate::model::node::DEFAULT_PROBE_IMAGE as DEFAULT_IMAGE;
 
 /// How probe pods are made.
 #[derive(Debug, Clone)]

@@ -298,7 +298,7 @@ pub async fn run(opts: &SshOptions, dest: &str, timeout: Duration) -> Result<Pro
         Err(_) => {
             return Err(Error::Unreachable(format!(
                 "ssh {dest}: no result within {} (--timeout); ssh was stopped",
-                crate::commands::node::human_duration(timeout)
+                crate::model::node::human_duration(timeout)
             )))
         }
     };
@@ -327,11 +327,7 @@ pub async fn run(opts: &SshOptions, dest: &str, timeout: Duration) -> Result<Pro
     })
 }
 
-/// The last non-empty line of ssh's stderr: its reason (`Connection refused`, `Permission
-/// denied (publickey)`, `Host key verification failed.`).
-pub fn last_line(s: &str) -> Option<&str> {
-    s.lines().map(str::trim).rfind(|l| !l.is_empty())
-}
+pub use crate::parse::last_line;
 
 /// Read a pipe to its end, keeping at most `cap` bytes (the rest is drained so the writer does
 /// not block); the flag says whether anything was dropped.

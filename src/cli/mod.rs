@@ -1,5 +1,8 @@
 //! Every flag volmnt takes, with its help text.
 
+pub mod node;
+pub mod rbd;
+
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::EXIT_CODES_HELP;
@@ -92,10 +95,10 @@ pub enum Command {
     Doctor(DoctorCommand),
     /// Check what a node can mount (over SSH, through a short-lived pod, or locally); CI preflight
     #[command(subcommand)]
-    Node(crate::commands::node::NodeCommand),
+    Node(node::NodeCommand),
     /// Find who holds an RBD image (locks and watchers) and release it only when provably stale
     #[command(subcommand)]
-    Rbd(crate::commands::rbd::RbdCommand),
+    Rbd(rbd::RbdCommand),
     /// Run as a controller: diagnose every pod stuck on volumes as it happens, write the verdict
     /// onto the pod as an Event, export Prometheus metrics
     #[command(after_help = WATCH_HELP)]
@@ -333,7 +336,7 @@ pub struct DoctorPodArgs {
     )]
     pub probe_namespace: String,
     /// Image of the probe pod (it only needs a POSIX sh)
-    #[arg(long, value_name = "IMAGE", default_value = crate::collect::node::exec::DEFAULT_IMAGE, requires = "probe_node")]
+    #[arg(long, value_name = "IMAGE", default_value = crate::model::node::DEFAULT_PROBE_IMAGE, requires = "probe_node")]
     pub probe_image: String,
     /// Give up on the probe after this long (pod start included)
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration, requires = "probe_node")]

@@ -2,6 +2,9 @@
 //! probe, the rbd CLI) fills these same types, so everything after collection is pure and can be
 //! tested without a cluster.
 
+pub mod node;
+pub mod report;
+
 use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
 use serde::{Deserialize, Serialize};
@@ -460,4 +463,40 @@ pub struct NodeFacts {
     pub log_sources: Vec<String>,
     /// Whether the output ended with the probe's end marker.
     pub complete: bool,
+}
+
+/// Whether a pod's volumes are mounted and in use: it runs, or one of its containers (init
+/// containers included) has started, which kubelet allows only once every volume is mounted.
+/// A pod that has finished (Succeeded/Failed) uses nothing.
+pub fn is_live(pod: &Pod) -> bool {
+    let Some(status) = &pod.status else {
+        return false;
+    };
+    match status.phase.as_deref() {
+        Some("Succeeded" | "Failed") => return false,
+        Some("Running") => return true,
+        _ => {}
+    }
+    containers_started(pod)
+}
+
+/// Whether any container of the pod has started (now or before a restart).
+pub fn containers_started(pod: &Pod) -> bool {
+    let Some(status) = &pod.status else {
+        return false;
+    };
+    status
+        .container_statuses
+        .iter()
+        .flatten()
+        .chain(status.init_container_statuses.iter().flatten())
+        .any(|c| {
+            c.started == Some(true)
+                || c.state
+                    .as_ref()
+                    .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+                || c.last_state
+                    .as_ref()
+                    .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+        })
 }
