@@ -85,7 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--node-os', '--node-os', [CompletionResultType]::ParameterName, 'The node''s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given')
             [CompletionResult]::new('--max-input-mib', '--max-input-mib', [CompletionResultType]::ParameterName, 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)')
             [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets')
-            [CompletionResult]::new('--probe-namespace', '--probe-namespace', [CompletionResultType]::ParameterName, 'Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)')
+            [CompletionResult]::new('--probe-namespace', '--probe-namespace', [CompletionResultType]::ParameterName, 'Namespace for the probe pod: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label), as for `node check`')
             [CompletionResult]::new('--probe-image', '--probe-image', [CompletionResultType]::ParameterName, 'Image of the probe pod (it only needs a POSIX sh)')
             [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'Give up on the probe after this long (pod start included)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
@@ -171,8 +171,8 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on one node after this long (pod start included); the others go on')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Nodes checked at the same time')
             [CompletionResult]::new('--require', '--require', [CompletionResultType]::ParameterName, 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the probe pods (default: the context''s)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the probe pods (default: the context''s)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the probe pods: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the probe pods: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label)')
             [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Image of the probe pods (needs a POSIX sh and `sleep`)')
             [CompletionResult]::new('--progress', '--progress', [CompletionResultType]::ParameterName, 'Progress on stderr: auto = when stderr is a terminal')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
@@ -196,8 +196,8 @@ Register-ArgumentCompleter -Native -CommandName 'volmnt' -ScriptBlock {
             break
         }
         'volmnt;node;gc' {
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the context''s)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The probe namespace (the one deploy/rbac.yaml prepares)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The probe namespace (the one deploy/rbac.yaml prepares)')
             [CompletionResult]::new('--min-age', '--min-age', [CompletionResultType]::ParameterName, 'Only pods older than this (e.g. 10m), to spare a check running now')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: a readable report, or one JSON/YAML document on stdout')

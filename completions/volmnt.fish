@@ -81,7 +81,7 @@ rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lo
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-namespace -d 'Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-namespace -d 'Namespace for the probe pod: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label), as for `node check`' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
@@ -148,7 +148,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l timeout -d 'Give up on one node after this long (pod start included); the others go on' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l concurrency -d 'Nodes checked at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l require -d 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace of the probe pods (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace of the probe pods: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l image -d 'Image of the probe pods (needs a POSIX sh and `sleep`)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l progress -d 'Progress on stderr: auto = when stderr is a terminal' -r -f -a "auto\t''
 always\t''
@@ -172,7 +172,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s n -l namespace -d 'The probe namespace (the one deploy/rbac.yaml prepares)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l min-age -d 'Only pods older than this (e.g. 10m), to spare a check running now' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'

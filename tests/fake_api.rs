@@ -1035,7 +1035,7 @@ async fn writes_edge_cases() {
     // A namespace is its own namespace for RBAC and request attributes.
     let _ = client
         .request_text(
-            http::Request::get("/api/v1/namespaces/ops")
+            http::Request::get("/api/v1/namespaces/nowhere")
                 .body(vec![])
                 .unwrap(),
         )
@@ -1048,7 +1048,7 @@ async fn writes_edge_cases() {
             r.namespace.as_deref(),
             r.status
         ),
-        ("namespaces", Some("ops"), Some("ops"), 404)
+        ("namespaces", Some("nowhere"), Some("nowhere"), 404)
     );
 }
 

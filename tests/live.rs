@@ -20,7 +20,8 @@ struct Live {
 
 impl Live {
     fn start(case: &str, namespace: &str, opts: Options) -> Live {
-        let (api, thread) = start_in_background(FakeCluster::fixture(case), opts);
+        let (api, thread) =
+            start_in_background(FakeCluster::fixture(case).with_probe_namespace(), opts);
         let dir = TempDir::new(&format!("live-{case}"));
         let kubeconfig = api.write_kubeconfig(dir.path(), namespace);
         Live {
@@ -906,4 +907,89 @@ fn probe_node_exec_goes_over_http1_beside_the_h2_connection() {
     assert!(evidence(top(&r)).contains("node probe: mount.nfs / mount.nfs4 not found on node1"));
     assert_eq!(live.api.h2_connections(), 1);
     assert!(live.api.connections() >= 2, "exec has its own connection");
+}
+
+#[test]
+fn typos_are_usage_errors_that_name_what_exists() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    // A namespace that does not exist is not "nothing is stuck there".
+    let out = live.run(&["doctor", "namespace", "-n", "ops-tset"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stdout.is_empty(), "{out:#?}");
+    assert!(
+        out.stderr
+            .contains(r#"namespace "ops-tset" does not exist"#)
+            && out.stderr.contains(r#"did you mean "ops-test"?"#),
+        "{}",
+        out.stderr
+    );
+    // A pod asked for in the wrong namespace: where a pod of that name is.
+    let pod = live
+        .api
+        .objects()
+        .into_iter()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["namespace"] == "ops-test")
+        .expect("a pod in ops-test");
+    let name = pod["metadata"]["name"].as_str().unwrap().to_string();
+    let out = live.run(&["doctor", "pod", &name, "-n", "default"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "a pod {name:?} exists in namespace ops-test: volmnt doctor pod {name} -n ops-test"
+        )),
+        "{}",
+        out.stderr
+    );
+    // A pod name with a typo: the closest names in its namespace.
+    let typo = format!("{}x", &name[..name.len() - 1]);
+    let out = live.run(&["doctor", "pod", &typo, "-n", "ops-test"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains(&format!("did you mean {name:?}")),
+        "{}",
+        out.stderr
+    );
+    // And a mistyped namespace for doctor pod says the namespace is the problem.
+    let out = live.run(&["doctor", "pod", &name, "-n", "ops-tset"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr
+            .contains(r#"namespace "ops-tset" does not exist"#)
+            && out.stderr.contains("-n ops-test"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_unreachable_api_server_is_one_human_line() {
+    // A port nothing listens on (bound, then closed).
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = TempDir::new("unreachable");
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"http://127.0.0.1:{port}\"}}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\nusers:\n- name: u\n  user: {{token: t}}\n"
+        ),
+    )
+    .unwrap();
+    let out = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "web-0", "--kubeconfig"])
+            .arg(&kc)
+            .env_remove("KUBECONFIG"),
+        None,
+    );
+    assert_eq!(out.code, 3, "{out:#?}");
+    let first = out.stderr.lines().next().unwrap_or("");
+    assert!(first.contains("connection refused"), "{first}");
+    assert!(
+        !out.stderr.contains("ServiceError") && !out.stderr.contains("client error"),
+        "a library chain leaked: {}",
+        out.stderr
+    );
 }

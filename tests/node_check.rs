@@ -65,7 +65,7 @@ impl ExecCluster {
         mut kubelet: FakeKubelet,
         mut opts: Options,
     ) -> ExecCluster {
-        let mut cluster = FakeCluster::new();
+        let mut cluster = FakeCluster::new().with_probe_namespace();
         for (i, (name, n)) in nodes.into_iter().enumerate() {
             cluster.push(node_object(name, &format!("10.0.0.{}", i + 1)));
             kubelet = kubelet.with(name, n);
@@ -280,7 +280,59 @@ fn exec_deletes_the_pod_when_exec_is_refused_and_reports_the_rbac_fix() {
         "{err}"
     );
     assert!(err.contains("deploy/rbac.yaml"), "{err}");
+    // The hint names the real Role and the namespace it lives in.
+    assert!(
+        err.contains("not allowed by RBAC")
+            && err.contains("Role volmnt-node-probe in namespace volmnt"),
+        "{err}"
+    );
     c.assert_all_deleted();
+}
+
+#[test]
+fn pod_security_admission_and_rbac_and_a_missing_namespace_get_their_own_hints() {
+    // The probe namespace enforces baseline: the probe pod (hostPID, hostPath) is refused by
+    // admission, which no Role fixes.
+    let c = ExecCluster::start(
+        vec![("node-a", ExecNode::new(&host("rocky-9")))],
+        FakeKubelet::default(),
+    );
+    c.api.apply(json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "volmnt", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}},
+    }));
+    let out = c.run(&["node", "check", "node-a", "-o", "json"]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    let err = node(&out.json(), "node-a")["error"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        err.contains("refused by Pod Security admission in namespace volmnt"),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"violates PodSecurity "baseline:latest""#),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "kubectl label namespace volmnt pod-security.kubernetes.io/enforce=privileged"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("not allowed by RBAC"), "{err}");
+
+    // A probe namespace that does not exist: say so, and how it is made.
+    let out = c.run(&["node", "check", "node-a", "-n", "probes", "-o", "json"]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    let err = node(&out.json(), "node-a")["error"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(err.contains("namespace probes does not exist"), "{err}");
+    assert!(err.contains("kubectl apply -f deploy/rbac.yaml"), "{err}");
 }
 
 #[test]
@@ -479,15 +531,17 @@ fn an_unknown_node_name_creates_no_pod() {
         vec![("node-a", ExecNode::new(&host("rocky-9")))],
         FakeKubelet::default(),
     );
+    // A typo is a usage error (exit 2), not an unreachable node a preflight might tolerate,
+    // and it is caught before any probe pod is created.
     let out = c.run(&["node", "check", "node-a", "nod-a", "-o", "json"]);
-    assert_eq!(out.code, 3, "{out:#?}");
-    let doc = out.json();
-    assert!(node(&doc, "nod-a")["error"]
-        .as_str()
-        .unwrap()
-        .contains("does not exist"));
-    assert_eq!(c.created_pods().len(), 1);
-    c.assert_all_deleted();
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stdout.is_empty(), "{out:#?}");
+    assert!(
+        out.stderr
+            .contains(r#"node "nod-a" does not exist (did you mean "node-a"?)"#),
+        "{out:#?}"
+    );
+    assert!(c.created_pods().is_empty());
 }
 
 #[test]
@@ -594,7 +648,7 @@ fn ssh_all_reaches_each_node_at_its_internal_ip_and_labels_it_by_name() {
         return;
     };
     // Two Node objects whose InternalIP is this machine (10.0.0.x in ExecCluster's default).
-    let mut cluster = FakeCluster::new();
+    let mut cluster = FakeCluster::new().with_probe_namespace();
     for n in ["worker-1", "worker-2"] {
         cluster.push(node_object(n, "127.0.0.1"));
     }

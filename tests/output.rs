@@ -407,3 +407,36 @@ fn reports_only_suggest_volmnt_commands_this_build_has() {
         );
     }
 }
+
+#[test]
+fn junit_is_refused_up_front_where_it_means_nothing() {
+    for args in [
+        &["doctor", "pod", "-f", NFS_DESCRIBE][..],
+        &["explain", "mount failed: exit status 32"][..],
+        &[
+            "doctor",
+            "namespace",
+            "-A",
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+        ][..],
+        &["rbd", "status", "kube/img"][..],
+    ] {
+        let out = run(&[args, &["-o", "junit"]].concat());
+        out.assert_no_panic();
+        assert_eq!(out.code, 2, "{args:?}: {out:#?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:#?}");
+        assert!(
+            out.stderr
+                .contains("-o junit is only for `volmnt node check`"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        // Refused before any work: no kubeconfig was looked for, nothing was read.
+        assert!(
+            !out.stderr.contains("kubeconfig"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}

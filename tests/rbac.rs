@@ -13,6 +13,7 @@ use crate::util::{cmd, run_cmd, TempDir};
 /// The manifests that hold roles: the per-command roles, and volmnt watch's own.
 const ROLE_FILES: &[&str] = &[
     "deploy/rbac.yaml",
+    "deploy/rbac-optional.yaml",
     "deploy/watch.yaml",
     "deploy/node-check.yaml",
 ];
@@ -74,7 +75,10 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
     let clusters = fixture_clusters();
     assert!(!clusters.is_empty(), "no fixture clusters found");
     for name in &clusters {
-        let (api, _thread) = start_in_background(FakeCluster::fixture(name), Options::new());
+        let (api, _thread) = start_in_background(
+            FakeCluster::fixture(name).with_probe_namespace(),
+            Options::new(),
+        );
         let dir = TempDir::new(&format!("rbac-{name}"));
         let kubeconfig = api.write_kubeconfig(dir.path(), "default");
         let pods: Vec<(String, String)> = api
@@ -100,6 +104,19 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                     .collect()
             })
             .collect();
+        // Typos: a pod and a namespace that are not there (volmnt looks for the closest names).
+        runs.push(
+            ["doctor", "pod", "no-such-pod", "-n", "default"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        );
+        runs.push(
+            ["doctor", "namespace", "-n", "no-such-namespace"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        );
         runs.push(
             ["doctor", "namespace", "-A", "--min-age", "1s", "-o", "json"]
                 .iter()
@@ -109,8 +126,10 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
         for args in runs {
             let out = run_cmd(cmd().args(&args).arg("--kubeconfig").arg(&kubeconfig), None);
             out.assert_no_panic();
+            // The typo runs end in a usage error (2); every other run in a report.
+            let typo = args.iter().any(|a| a.starts_with("no-such-"));
             assert!(
-                out.code <= 1,
+                if typo { out.code == 2 } else { out.code <= 1 },
                 "{name}: volmnt {args:?} failed ({}): {}",
                 out.code,
                 out.stderr
@@ -132,8 +151,10 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
     // exit 3; only their requests matter here. (Listing nodes and pods to judge the holders
     // needs a reachable Ceph: tests/rbd.rs covers it, with the reader role's list verbs.)
     {
-        let (api, _thread) =
-            start_in_background(FakeCluster::fixture("rbd-lock-old-node"), Options::new());
+        let (api, _thread) = start_in_background(
+            FakeCluster::fixture("rbd-lock-old-node").with_probe_namespace(),
+            Options::new(),
+        );
         let dir = TempDir::new("rbac-rbd");
         let kubeconfig = api.write_kubeconfig(dir.path(), "default");
         for args in [
@@ -261,8 +282,10 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
     // volmnt watch: lists and watches, Event create/patch/get, the Lease; on a fixture cluster
     // with stuck pods, and again so that a second run finds (and patches) the Events written.
     {
-        let (api, _thread) =
-            start_in_background(FakeCluster::fixture("nfs-client-missing"), Options::new());
+        let (api, _thread) = start_in_background(
+            FakeCluster::fixture("nfs-client-missing").with_probe_namespace(),
+            Options::new(),
+        );
         let dir = TempDir::new("rbac-watch");
         let kubeconfig = api.write_kubeconfig(dir.path(), "ops-test");
         for round in 0..2u64 {
@@ -397,5 +420,97 @@ fn every_resource_the_collector_names_is_in_deploy_rbac() {
     assert!(
         named >= 10,
         "the pattern found only {named} Access uses; did the code change?"
+    );
+}
+
+/// `kubectl apply -f` creates a file's objects in order: every namespaced object must be in a
+/// namespace that exists on a fresh cluster or that the file creates before it, and every
+/// binding must name a role and a ServiceAccount created by then (or by deploy/rbac.yaml, for
+/// the optional file). The Rook toolbox binding is the one exception, and says so.
+#[test]
+fn deploy_rbac_applies_in_order_on_a_fresh_cluster() {
+    let read =
+        |f: &str| std::fs::read_to_string(format!("{}/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut namespaces: BTreeSet<String> =
+        ["default", "kube-system", "kube-public", "kube-node-lease"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let mut roles: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut accounts: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut optional_outside = Vec::new();
+    for (file, fresh) in [
+        ("deploy/rbac.yaml", true),
+        ("deploy/rbac-optional.yaml", false),
+    ] {
+        for doc in serde_yaml::Deserializer::from_str(&read(file)) {
+            let v: serde_yaml::Value = serde::Deserialize::deserialize(doc).expect("parses");
+            if v.is_null() {
+                continue;
+            }
+            let kind = v["kind"].as_str().expect("kind").to_string();
+            let name = v["metadata"]["name"].as_str().expect("name").to_string();
+            let ns = v["metadata"]["namespace"].as_str().map(str::to_string);
+            if let Some(ns) = &ns {
+                if !namespaces.contains(ns) {
+                    assert!(
+                        !fresh,
+                        "{file}: {kind} {name} is in namespace {ns}, which does not exist yet when it is applied"
+                    );
+                    optional_outside.push(format!("{kind} {ns}/{name}"));
+                    assert!(
+                        read(file).contains(&format!("namespaces \"{ns}\" not found")),
+                        "{file}: {kind} {name} needs namespace {ns}; the file must say so"
+                    );
+                }
+            }
+            match kind.as_str() {
+                "Namespace" => {
+                    namespaces.insert(name.clone());
+                }
+                "ClusterRole" => {
+                    roles.insert(("ClusterRole".into(), name.clone()));
+                }
+                "Role" => {
+                    roles.insert((
+                        "Role".into(),
+                        format!("{}/{name}", ns.clone().unwrap_or_default()),
+                    ));
+                }
+                "ServiceAccount" => {
+                    accounts.insert((ns.clone().unwrap_or_default(), name.clone()));
+                }
+                "RoleBinding" | "ClusterRoleBinding" => {
+                    let rk = v["roleRef"]["kind"].as_str().unwrap().to_string();
+                    let rn = v["roleRef"]["name"].as_str().unwrap().to_string();
+                    let key = if rk == "Role" {
+                        format!("{}/{rn}", ns.clone().unwrap_or_default())
+                    } else {
+                        rn
+                    };
+                    assert!(
+                        roles.contains(&(rk.clone(), key.clone())),
+                        "{file}: {kind} {name} binds {rk} {key}, not created before it"
+                    );
+                    for s in v["subjects"].as_sequence().into_iter().flatten() {
+                        if s["kind"].as_str() == Some("ServiceAccount") {
+                            let sa = (
+                                s["namespace"].as_str().unwrap().to_string(),
+                                s["name"].as_str().unwrap().to_string(),
+                            );
+                            assert!(accounts.contains(&sa), "{file}: {kind} {name} binds ServiceAccount {sa:?}, not created before it");
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The probe namespace is created, and labelled for the probe's hostPID and hostPath.
+    assert!(namespaces.contains("volmnt"));
+    assert!(read("deploy/rbac.yaml").contains("pod-security.kubernetes.io/enforce: privileged"));
+    assert_eq!(
+        optional_outside,
+        vec!["RoleBinding rook-ceph/volmnt-rbd-toolbox".to_string()]
     );
 }

@@ -327,11 +327,13 @@ pub struct DoctorPodArgs {
     /// confirmed or ruled out
     #[arg(long, conflicts_with_all = ["offline", "example"])]
     pub probe_node: bool,
-    /// Namespace for the probe pod (see deploy/rbac.yaml, role volmnt-node-probe)
+    /// Namespace for the probe pod: the one deploy/rbac.yaml prepares (Role volmnt-node-probe,
+    /// Pod Security label), as for `node check`
     #[arg(
         long,
         value_name = "NS",
-        default_value = "volmnt",
+        env = "VOLMNT_PROBE_NAMESPACE",
+        default_value = crate::model::node::DEFAULT_PROBE_NAMESPACE,
         requires = "probe_node"
     )]
     pub probe_namespace: String,

@@ -49,8 +49,8 @@ Exit codes:
   130  interrupted (Ctrl-C; 143 for SIGTERM); the probe pods were deleted first";
 
 const NODE_GC_HELP: &str = "\
-Deletes pods and DaemonSets labelled volmnt.io/probe=true in the namespace (-n, default the
-context's) or in every namespace (-A). `node check` deletes them itself, even on Ctrl-C; gc is
+Deletes pods and DaemonSets labelled volmnt.io/probe=true in the probe namespace (-n, default
+volmnt) or in every namespace (-A). `node check` deletes them itself, even on Ctrl-C; gc is
 for a volmnt that was killed outright (the pods' activeDeadlineSeconds stops them anyway; a
 DaemonSet has no such field, its pods only sleep).
 
@@ -114,9 +114,10 @@ pub struct NodeCheckArgs {
     /// Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)
     #[arg(long)]
     pub label: bool,
-    /// Namespace of the probe pods (default: the context's)
-    #[arg(short = 'n', long)]
-    pub namespace: Option<String>,
+    /// Namespace of the probe pods: the one deploy/rbac.yaml prepares (Role volmnt-node-probe,
+    /// Pod Security label)
+    #[arg(short = 'n', long, value_name = "NS", env = "VOLMNT_PROBE_NAMESPACE", default_value = crate::model::node::DEFAULT_PROBE_NAMESPACE)]
+    pub namespace: String,
     /// Image of the probe pods (needs a POSIX sh and `sleep`)
     #[arg(long, value_name = "IMAGE", default_value = crate::model::node::DEFAULT_PROBE_IMAGE)]
     pub image: String,
@@ -143,9 +144,9 @@ pub enum Progress {
 
 #[derive(Debug, Args)]
 pub struct NodeGcArgs {
-    /// The namespace (default: the context's)
-    #[arg(short = 'n', long, conflicts_with = "all_namespaces")]
-    pub namespace: Option<String>,
+    /// The probe namespace (the one deploy/rbac.yaml prepares)
+    #[arg(short = 'n', long, value_name = "NS", env = "VOLMNT_PROBE_NAMESPACE", default_value = crate::model::node::DEFAULT_PROBE_NAMESPACE, conflicts_with = "all_namespaces")]
+    pub namespace: String,
     /// Every namespace (needs list and delete on pods cluster-wide)
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,

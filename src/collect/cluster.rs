@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Event as CoreEvent, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret,
+    ConfigMap, Event as CoreEvent, Namespace as NamespaceObj, Node, PersistentVolume,
+    PersistentVolumeClaim, Pod, Secret,
 };
 use k8s_openapi::api::events::v1::Event as EventsV1;
 use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
@@ -267,8 +268,9 @@ impl Cluster {
                     ))
                 } else {
                     Error::Unreachable(format!(
-                        "{action}: cannot reach the Kubernetes API ({}): {cause}",
-                        self.target
+                        "{action}: cannot reach the Kubernetes API ({}): {}",
+                        self.target,
+                        network_cause(&other)
                     ))
                 }
             }
@@ -367,6 +369,119 @@ impl Cluster {
         self.exec_client.clone()
     }
 
+    /// Names of objects (metadata only, paginated) matching `params`; `None` when not allowed or
+    /// not answered (the caller is composing an error: nothing here may fail it further).
+    async fn names_matching<K>(
+        &self,
+        api: Api<K>,
+        params: ListParams,
+    ) -> Option<Vec<(String, String)>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = params.limit(PAGE);
+        loop {
+            let page = tokio::time::timeout(self.timeout, api.list_metadata(&params))
+                .await
+                .ok()?
+                .ok()?;
+            out.extend(page.items.iter().map(|m| {
+                (
+                    ns_of_meta(&m.metadata),
+                    m.metadata.name.clone().unwrap_or_default(),
+                )
+            }));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(t) => params = params.continue_token(&t),
+                None => return Some(out),
+            }
+        }
+    }
+
+    /// Whether a namespace exists: `Some(false)` only on a 404 (a refused or failed read says
+    /// nothing).
+    pub async fn namespace_exists(&self, ns: &str) -> Option<bool> {
+        let api: Api<NamespaceObj> = Api::all(self.client.clone());
+        match tokio::time::timeout(self.timeout, api.get_metadata(ns)).await {
+            Ok(Ok(_)) => Some(true),
+            Ok(Err(kube::Error::Api(s))) if s.code == 404 => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The error for a namespace that does not exist, with the names closest to it.
+    pub async fn namespace_missing(&self, ns: &str) -> Error {
+        let api: Api<NamespaceObj> = Api::all(self.client.clone());
+        let names = self
+            .names_matching(api, ListParams::default())
+            .await
+            .unwrap_or_default();
+        let near = crate::parse::closest(ns, names.iter().map(|(_, n)| n.as_str()));
+        let hint = match near.as_slice() {
+            [] => "`kubectl get namespaces` lists them".to_string(),
+            n => format!("did you mean {}?", quoted_list(n)),
+        };
+        Error::Usage(format!(
+            "namespace {ns:?} does not exist in {}; {hint}",
+            self.target
+        ))
+    }
+
+    /// The error for a pod that is not there: whether its namespace exists, in which namespaces
+    /// a pod of that name does exist, and the names in its namespace closest to it.
+    async fn pod_not_found(&self, ns: &str, name: &str) -> Error {
+        let c = self.client.clone();
+        let (ns_exists, elsewhere, here) = futures::join!(
+            self.namespace_exists(ns),
+            self.names_matching(
+                Api::<Pod>::all(c.clone()),
+                ListParams::default().fields(&format!("metadata.name={name}")),
+            ),
+            self.names_matching(Api::<Pod>::namespaced(c.clone(), ns), ListParams::default()),
+        );
+        let elsewhere: Vec<String> = elsewhere
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(n, pod)| n != ns && pod == name)
+            .map(|(n, _)| n)
+            .collect();
+        let there = match elsewhere.as_slice() {
+            [] => String::new(),
+            [one] => format!(
+                "; a pod {name:?} exists in namespace {one}: volmnt doctor pod {name} -n {one}"
+            ),
+            many => format!(
+                "; pods named {name:?} exist in namespaces {}",
+                many.join(", ")
+            ),
+        };
+        if ns_exists == Some(false) {
+            let Error::Usage(m) = self.namespace_missing(ns).await else {
+                unreachable!("namespace_missing is a usage error")
+            };
+            return Error::Usage(format!("pod {ns}/{name}: {m}{there}"));
+        }
+        let near = here
+            .map(|v| {
+                crate::parse::closest(name, v.iter().map(|(_, n)| n.as_str()))
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let similar = if near.is_empty() {
+            format!("`kubectl get pods -n {ns}` lists the pods there")
+        } else {
+            let r: Vec<&str> = near.iter().map(String::as_str).collect();
+            format!("did you mean {}?", quoted_list(&r))
+        };
+        Error::Usage(format!(
+            "pod {name:?} not found in namespace {ns} ({}){there}; {similar}",
+            self.target
+        ))
+    }
+
     /// Collect everything `doctor pod` needs about one pod.
     pub async fn collect_pod(&self, namespace: &str, name: &str) -> Result<Case> {
         let c = self.client.clone();
@@ -380,19 +495,11 @@ impl Cluster {
             .await?
         {
             Fetch::Got(p) => p,
-            Fetch::Missing => {
-                return Err(Error::Input {
-                    context: format!("pod {namespace}/{name}"),
-                    message: format!(
-                        "not found ({}); `kubectl get pods -n {namespace}` lists the pods there",
-                        self.target
-                    ),
-                })
-            }
+            Fetch::Missing => return Err(self.pod_not_found(namespace, name).await),
             Fetch::Denied => {
                 return Err(Error::Unreachable(format!(
                     "not allowed to read pod {namespace}/{name} (needs get on pods in namespace {namespace}); \
-                     deploy/rbac.yaml has the role volmnt needs"
+                     the ClusterRole volmnt-reader in deploy/rbac.yaml grants it"
                 )))
             }
         };
@@ -1166,7 +1273,15 @@ impl Cluster {
         let sec_fut = self.list_names::<Secret>(api_for!(Secret), access_ns("secrets"));
         let drivers_fut = self.list_all::<CSIDriver>("csidrivers");
         let classes_fut = self.list_all::<StorageClass>("storageclasses");
-        let (pods_r, ev_r, cms, secs, drivers, classes) = futures::join!(
+        // A namespace that does not exist lists as empty: ask, so a typo is not "nothing stuck".
+        let ns_fut = async {
+            match namespace {
+                Some(ns) => self.namespace_exists(ns).await,
+                None => Some(true),
+            }
+        };
+        let (ns_r, pods_r, ev_r, cms, secs, drivers, classes) = futures::join!(
+            ns_fut,
             pods_fut,
             events_fut,
             cm_fut,
@@ -1174,6 +1289,9 @@ impl Cluster {
             drivers_fut,
             classes_fut
         );
+        if let (Some(false), Some(ns)) = (ns_r, namespace) {
+            return Err(self.namespace_missing(ns).await);
+        }
         match pods_r? {
             Fetch::Got(_) => {}
             Fetch::Missing => {
@@ -1184,7 +1302,7 @@ impl Cluster {
             }
             Fetch::Denied => {
                 return Err(Error::Unreachable(format!(
-                    "not allowed to list pods in {scope} ({}); deploy/rbac.yaml has the role volmnt needs",
+                    "not allowed to list pods in {scope} ({}); the ClusterRole volmnt-reader in deploy/rbac.yaml grants it",
                     pods_access.describe("list")
                 )))
             }
@@ -1566,9 +1684,53 @@ fn load_kubeconfig(explicit: Option<&std::path::Path>) -> Result<Option<Kubeconf
     }
 }
 
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+fn quoted_list(names: &[&str]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    match q.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 fn config_error(context: &str, e: kube::config::KubeconfigError) -> Error {
     let msg = root_cause(&e);
     Error::Unreachable(format!("loading the kubeconfig for {context}: {msg}"))
+}
+
+/// A transport failure as one human line: what went wrong, in the words an operator searches
+/// for, without the library's chain of wrappers (`ServiceError: client error (Connect): ...`).
+pub(crate) fn network_cause(e: &dyn std::error::Error) -> String {
+    let chain = root_cause(e);
+    let lower = chain.to_ascii_lowercase();
+    let innermost = chain
+        .rsplit(": ")
+        .next()
+        .unwrap_or(&chain)
+        .trim()
+        .to_string();
+    if lower.contains("connection refused") {
+        "connection refused (nothing listens at that address and port, or a firewall rejects it)"
+            .into()
+    } else if lower.contains("dns error")
+        || lower.contains("failed to lookup address")
+        || lower.contains("name or service not known")
+        || lower.contains("no such host")
+    {
+        "the server's host name does not resolve (DNS)".into()
+    } else if lower.contains("no route to host") || lower.contains("network is unreachable") {
+        "no route to the server (network unreachable)".into()
+    } else if lower.contains("connection reset") {
+        "the connection was reset by the server or a proxy".into()
+    } else if lower.contains("certificate")
+        || lower.contains("invalid peer")
+        || lower.contains("tls")
+    {
+        format!("TLS failed: {innermost} (check the kubeconfig's certificate-authority-data and server name)")
+    } else {
+        innermost
+    }
 }
 
 /// The innermost message of an error chain: what actually went wrong.

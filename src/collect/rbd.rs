@@ -315,7 +315,7 @@ async fn run_in_pod(cluster: &Cluster, ns: &str, pod: &str, argv: &[String]) -> 
     let mut proc = api.exec(pod, argv.to_vec(), &ap).await.map_err(|e| {
         let why = match &e {
             kube::Error::Api(s) if s.code == 403 => format!(
-                "not allowed (needs create on pods/exec in namespace {ns}; deploy/rbac.yaml has the role volmnt-rbd-toolbox)"
+                "not allowed (needs create on pods/exec in namespace {ns}; the ClusterRole volmnt-rbd-toolbox in deploy/rbac-optional.yaml, bound by a RoleBinding in namespace {ns}, grants it)"
             ),
             kube::Error::Api(s) if s.code == 404 => "no such pod".to_string(),
             other => other.to_string(),

@@ -1041,7 +1041,7 @@ impl Collector {
                     "diagnoses go on without it"
                 };
                 (self.log)(format!(
-                    "not allowed to {what} ({consequence}); deploy/rbac.yaml has the role volmnt watch needs"
+                    "not allowed to {what} ({consequence}); the ClusterRole volmnt-watch in deploy/watch.yaml grants what volmnt watch needs"
                 ));
                 match f.resource {
                     "persistentvolumeclaims" if !f.synced => self.cache.pvcs_denied = true,

@@ -17,6 +17,18 @@ use crate::error::{Error, ExitCode, Result};
 
 /// Run the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
+    // JUnit is a test report: a case per node and requirement only `node check` has. Refused
+    // before any work, as a usage error, not after a diagnosis was made.
+    let junit_ok = matches!(
+        &cli.command,
+        Command::Node(crate::cli::node::NodeCommand::Check(_))
+    );
+    if cli.global.output == crate::render::Format::Junit && !junit_ok {
+        return Err(Error::Usage(format!(
+            "{}; use -o json or -o yaml here",
+            crate::render::JUNIT_ONLY
+        )));
+    }
     match &cli.command {
         Command::Explain(a) => explain::run(a, &cli.global),
         Command::Doctor(DoctorCommand::Pod(a)) => doctor::run_pod(a, &cli.global),

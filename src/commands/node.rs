@@ -148,7 +148,7 @@ fn run_check_once(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     // Collect: connect when the transport needs the cluster, then probe every node.
     let work = async {
         let cluster = if transport == Transport::Exec || a.all || a.label {
-            let c = Cluster::connect(&super::connect_options(g, a.namespace.clone()))
+            let c = Cluster::connect(&super::connect_options(g, Some(a.namespace.clone())))
                 .await
                 .map_err(|e| match (transport, a.exec) {
                     (Transport::Exec, false) => Error::Unreachable(format!(
@@ -274,7 +274,8 @@ fn fleet_options(a: &NodeCheckArgs, g: &Global, transport: Transport) -> FleetOp
 pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
     let rt = super::runtime()?;
     let deleted = rt.block_on(async {
-        let cluster = Cluster::connect(&super::connect_options(g, a.namespace.clone())).await?;
+        let cluster =
+            Cluster::connect(&super::connect_options(g, Some(a.namespace.clone()))).await?;
         let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
         // DaemonSets first: deleting them takes their pods along.
         let dsets = daemonset::gc(

@@ -356,6 +356,11 @@ pub struct ProbeRun {
 /// sh and `sleep`.
 pub const DEFAULT_PROBE_IMAGE: &str = "busybox:1.36";
 
+/// The namespace the probe pods run in, everywhere (`node check`, `node gc`, `doctor
+/// --probe-node`): the one deploy/rbac.yaml prepares (its Role, its Pod Security label).
+/// `--probe-namespace`/`-n` or VOLMNT_PROBE_NAMESPACE override it.
+pub const DEFAULT_PROBE_NAMESPACE: &str = "volmnt";
+
 /// `1m30s`, `3s`, `500ms`: how durations are said in messages.
 pub fn human_duration(d: Duration) -> String {
     let ms = d.as_millis();

@@ -24,3 +24,69 @@ pub fn looks_like_failure(text: &str) -> bool {
 pub fn last_line(s: &str) -> Option<&str> {
     s.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
+
+/// The candidates closest to a name that was not found (a typo's likely intent), best first, at
+/// most three: those within a small edit distance (a third of the name, between 2 and 4), and those
+/// that contain the name or are contained in it.
+pub fn closest<'a>(want: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let limit = (want.chars().count() / 3).clamp(2, 4);
+    let mut scored: Vec<(usize, &'a str)> = candidates
+        .into_iter()
+        .filter(|c| *c != want)
+        .filter_map(|c| {
+            let d = edit_distance(want, c, limit);
+            let near = d <= limit;
+            let contains = want.len() >= 3 && (c.contains(want) || want.contains(c));
+            (near || contains).then_some((if near { d } else { limit + 1 }, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// Levenshtein distance, giving up (returning `limit + 1`) once it must exceed `limit`.
+fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return limit + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > limit {
+            return limit + 1;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_names_are_the_likely_typos() {
+        let names = [
+            "shop",
+            "shop-staging",
+            "kube-system",
+            "monitoring",
+            "default",
+        ];
+        assert_eq!(closest("shp", names), vec!["shop"]);
+        assert_eq!(closest("monitorng", names), vec!["monitoring"]);
+        assert_eq!(closest("staging", names), vec!["shop-staging"]);
+        assert!(closest("zzzzzz", names).is_empty());
+        assert_eq!(edit_distance("kitten", "sitting", 5), 3);
+    }
+}

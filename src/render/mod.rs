@@ -116,7 +116,8 @@ pub fn render(report: &Report, format: Format, style: text::Style) -> Result<Str
 }
 
 /// `-o junit` is a node-check format; the diagnosis reports have no test cases.
-pub const JUNIT_ONLY: &str = "-o junit is only for `volmnt node check`";
+pub const JUNIT_ONLY: &str =
+    "-o junit is only for `volmnt node check` (a test case per node and requirement)";
 
 /// Render the reports of `volmnt explain` (one per message) as one document.
 pub fn render_many(

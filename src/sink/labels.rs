@@ -31,7 +31,7 @@ pub async fn write_labels(client: &kube::Client, doc: &mut NodeCheck) {
             Err(e) => {
                 let msg = match e {
                     kube::Error::Api(s) if s.code == 403 => format!(
-                        "not allowed to label node {node} (needs patch on nodes: deploy/rbac.yaml's volmnt-node-labeler)"
+                        "not allowed to label node {node} (needs patch on nodes: the ClusterRole volmnt-node-labeler in deploy/rbac-optional.yaml)"
                     ),
                     other => format!("labelling node {node}: {other}"),
                 };

@@ -77,7 +77,7 @@
 // does not matter in a test server.
 #![allow(dead_code, clippy::result_large_err)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
 use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
@@ -165,6 +165,22 @@ impl FakeCluster {
                 .join("fixtures/clusters")
                 .join(name),
         )
+    }
+
+    /// Adds deploy/rbac.yaml's probe namespace (`volmnt`, with its Pod Security label), as an
+    /// operator who followed the README has it: the probe pods of `node check` and
+    /// `--probe-node` are created there.
+    pub fn with_probe_namespace(mut self) -> FakeCluster {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/rbac.yaml"))
+                .expect("deploy/rbac.yaml");
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let v = serde_yaml::Value::deserialize(doc).expect("deploy/rbac.yaml parses");
+            if v["kind"].as_str() == Some("Namespace") {
+                self.push(serde_json::to_value(&v).expect("JSON-compatible"));
+            }
+        }
+        self
     }
 
     /// Adds one object (a `List` is flattened).
@@ -1247,7 +1263,37 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
     };
     // Keep the fixtures' numeric resourceVersions; the cluster's revision starts above them.
     let mut pending = Vec::new();
-    for obj in cluster.objects {
+    // As on a real cluster, every namespace an object lives in exists (NamespaceLifecycle
+    // admission refuses objects in a namespace that does not), and so do the four that
+    // kube-apiserver creates itself. A fixture that declares a Namespace keeps its own.
+    let mut objects = cluster.objects;
+    let declared: BTreeSet<String> = objects
+        .iter()
+        .filter(|o| o.get("kind").and_then(Value::as_str) == Some("Namespace"))
+        .filter_map(|o| {
+            o.pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect();
+    let mut used: BTreeSet<String> = ["default", "kube-system", "kube-public", "kube-node-lease"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    used.extend(objects.iter().filter_map(|o| {
+        o.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }));
+    for ns in used.difference(&declared) {
+        objects.push(serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}},
+            "status": {"phase": "Active"}
+        }));
+    }
+    for obj in objects {
         match state.normalize(obj, true) {
             Some((key, obj)) => pending.push((key, obj)),
             None => panic!("fake cluster: an object without kind or metadata.name"),
@@ -2298,6 +2344,9 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
             Some(details(&name, &def.group, &def.resource)),
         ));
     }
+    if def.namespaced && !url_ns.is_empty() {
+        admit_namespace(&state, def, &url_ns, &name, &obj)?;
+    }
     let mut stored = to_store(def, obj);
     validate_event(def, &stored)?;
     if call.dry_run() {
@@ -2307,6 +2356,112 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let ev = state.commit("ADDED", key, Some(stored));
     let _ = shared.events.send(ev.clone());
     Ok(json_response(201, &view(def, &ev.obj)))
+}
+
+/// Admission for an object created in a namespace: NamespaceLifecycle (the namespace must exist:
+/// 404 `namespaces "x" not found`, plugin/pkg/admission/namespace/lifecycle) and, for pods,
+/// Pod Security admission at the namespace's `pod-security.kubernetes.io/enforce` level
+/// (k8s.io/pod-security-admission: 403 `pods "x" is forbidden: violates PodSecurity
+/// "baseline:latest": host namespaces (hostPID=true), hostPath volumes (volume "host")`).
+/// Only the baseline checks volmnt's probe pods can trip are modelled: host namespaces,
+/// hostPath volumes and privileged containers.
+fn admit_namespace(
+    state: &State,
+    def: &ResDef,
+    ns: &str,
+    name: &str,
+    obj: &Value,
+) -> Result<(), Response<Body>> {
+    let ns_obj = state
+        .objects
+        .iter()
+        .find(|(_, o)| {
+            o.get("kind").and_then(Value::as_str) == Some("Namespace")
+                && o.pointer("/metadata/name").and_then(Value::as_str) == Some(ns)
+        })
+        .map(|(_, o)| o.clone());
+    let Some(ns_obj) = ns_obj else {
+        return Err(status(
+            404,
+            "NotFound",
+            &format!("namespaces {} not found", go_quote(ns)),
+            Some(details(ns, "", "namespaces")),
+        ));
+    };
+    if !(def.store_group().is_empty() && def.resource == "pods") {
+        return Ok(());
+    }
+    let level = ns_obj
+        .pointer("/metadata/labels/pod-security.kubernetes.io~1enforce")
+        .and_then(Value::as_str)
+        .unwrap_or("privileged");
+    if level == "privileged" {
+        return Ok(());
+    }
+    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let mut host_ns = Vec::new();
+    for f in ["hostNetwork", "hostPID", "hostIPC"] {
+        if spec.get(f).and_then(Value::as_bool) == Some(true) {
+            host_ns.push(format!("{f}=true"));
+        }
+    }
+    let mut why = Vec::new();
+    if !host_ns.is_empty() {
+        why.push(format!("host namespaces ({})", host_ns.join(", ")));
+    }
+    let host_paths: Vec<String> = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|v| v.get("hostPath").is_some())
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .map(|n| format!("{:?}", n))
+        .collect();
+    match host_paths.len() {
+        0 => {}
+        1 => why.push(format!(
+            "hostPath volume ({})",
+            format!("volume {}", host_paths[0])
+        )),
+        _ => why.push(format!(
+            "hostPath volumes (volumes {})",
+            host_paths.join(", ")
+        )),
+    }
+    let privileged: Vec<String> = spec
+        .get("containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| {
+            c.pointer("/securityContext/privileged")
+                .and_then(Value::as_bool)
+                == Some(true)
+        })
+        .filter_map(|c| c.get("name").and_then(Value::as_str))
+        .map(|n| format!("{:?}", n))
+        .collect();
+    if !privileged.is_empty() {
+        why.push(format!(
+            "privileged (container {} must not set securityContext.privileged=true)",
+            privileged.join(", ")
+        ));
+    }
+    if why.is_empty() {
+        return Ok(());
+    }
+    Err(status(
+        403,
+        "Forbidden",
+        &format!(
+            "pods {} is forbidden: violates PodSecurity {}: {}",
+            go_quote(name),
+            go_quote(&format!("{level}:latest")),
+            why.join(", ")
+        ),
+        Some(details(name, "", "pods")),
+    ))
 }
 
 /// The apiserver's checks on every Event written through core/v1 (kubernetes

@@ -33,6 +33,7 @@ pub const ANNOTATION_NODE: &str = "volmnt.io/node";
 pub const CONTAINER: &str = "probe";
 /// The default image: any image with a POSIX sh and coreutils-like tools works.
 pub use crate::model::node::DEFAULT_PROBE_IMAGE as DEFAULT_IMAGE;
+pub use crate::model::node::DEFAULT_PROBE_NAMESPACE;
 
 /// How probe pods are made.
 #[derive(Debug, Clone)]
@@ -207,12 +208,49 @@ pub fn announcement(o: &ExecOptions, nodes: &[String]) -> String {
 
 pub(crate) fn api_error(what: &str, ns: &str, e: kube::Error) -> Error {
     match e {
+        // Pod Security admission refuses with 403 too, but no Role fixes it: the namespace's
+        // `pod-security.kubernetes.io/enforce` label does (the probe needs hostPID and a hostPath).
+        kube::Error::Api(s) if s.code == 403 && s.message.contains("violates PodSecurity") => {
+            Error::Unreachable(format!(
+                "{what}: refused by Pod Security admission in namespace {ns} ({}); the probe pod \
+                 needs the privileged level there, which a namespace label sets, not a Role: \
+                 kubectl label namespace {ns} pod-security.kubernetes.io/enforce=privileged \
+                 (deploy/rbac.yaml creates namespace volmnt with it)",
+                s.message
+            ))
+        }
         kube::Error::Api(s) if s.code == 403 => Error::Unreachable(format!(
-            "{what}: not allowed ({}); deploy/rbac.yaml's volmnt-node-probe Role grants it in namespace {ns}",
-            s.message
+            "{what}: not allowed by RBAC ({}); {}",
+            s.message,
+            probe_role_hint(ns)
         )),
+        kube::Error::Api(s) if s.code == 404 && s.message.contains("namespaces") => {
+            Error::Unreachable(format!(
+                "{what}: namespace {ns} does not exist; `kubectl apply -f deploy/rbac.yaml` creates \
+                 namespace volmnt with the Role the probe needs (or pass --probe-namespace/-n)"
+            ))
+        }
         kube::Error::Api(s) => Error::Unreachable(format!("{what}: {} ({} {})", s.message, s.code, s.reason)),
-        other => Error::Unreachable(format!("{what}: {other}")),
+        other => Error::Unreachable(format!(
+            "{what}: cannot reach the Kubernetes API: {}",
+            crate::collect::cluster::network_cause(&other)
+        )),
+    }
+}
+
+/// Which Role grants the probe's permissions in `ns`, and how to bind it.
+pub(crate) fn probe_role_hint(ns: &str) -> String {
+    if ns == DEFAULT_PROBE_NAMESPACE {
+        format!(
+            "the Role volmnt-node-probe in namespace {ns} (deploy/rbac.yaml) grants it: \
+             kubectl -n {ns} create rolebinding volmnt-node-probe-me --role volmnt-node-probe --user \"$(kubectl auth whoami -o jsonpath='{{.status.userInfo.username}}')\""
+        )
+    } else {
+        format!(
+            "deploy/rbac.yaml grants it in namespace {DEFAULT_PROBE_NAMESPACE} (the default probe namespace); \
+             for namespace {ns}, create the Role volmnt-node-probe there from that file and bind it, \
+             and label the namespace pod-security.kubernetes.io/enforce=privileged"
+        )
     }
 }
 

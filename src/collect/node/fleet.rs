@@ -202,6 +202,22 @@ pub async fn check_all(
         }
     };
 
+    // A node name that is not in the cluster is a typo, not an unreachable node: refuse the
+    // whole command (exit 2) before anything is created, with the names closest to it.
+    if transport == Transport::Exec && !a.all {
+        let cluster = cluster.expect("connected for --exec");
+        let client = cluster.client();
+        let mut missing = Vec::new();
+        for t in &targets {
+            if !exec::node_exists(&client, &t.address, a.request_timeout).await? {
+                missing.push(t.address.clone());
+            }
+        }
+        if !missing.is_empty() {
+            return Err(unknown_nodes(cluster, &missing).await);
+        }
+    }
+
     let exec_opts = cluster.map(|c| ExecOptions {
         namespace: c.namespace.clone(),
         image: a.image.clone(),
@@ -254,12 +270,6 @@ pub async fn check_all(
                         Transport::Exec => {
                             let client = client.clone().expect("connected for --exec");
                             let o = exec_opts.expect("exec options");
-                            if !a.all && !exec::node_exists(&client, &t.address, o.request_timeout).await? {
-                                return Err(Error::Unreachable(format!(
-                                    "node {:?} does not exist in the cluster (`kubectl get nodes` lists them)",
-                                    t.address
-                                )));
-                            }
                             exec::run(&client, &t.address, &o, &pods, per_node).await
                         }
                         Transport::Ssh => {
@@ -270,7 +280,8 @@ pub async fn check_all(
                     }
                 };
                 // The transports bound themselves by `per_node`; this is a backstop.
-                let run = match tokio::time::timeout(per_node + Duration::from_secs(5), work).await {
+                let run = match tokio::time::timeout(per_node + Duration::from_secs(5), work).await
+                {
                     Ok(r) => r,
                     Err(_) => Err(Error::Unreachable(format!(
                         "{}: no result within {} (--timeout)",
@@ -321,15 +332,6 @@ async fn via_daemonset(
     request_timeout: Duration,
 ) -> Result<Vec<Checked>> {
     let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
-    if !a.all {
-        for n in &names {
-            if !exec::node_exists(client, n, request_timeout).await? {
-                return Err(Error::Usage(format!(
-                    "node {n:?} does not exist in the cluster (`kubectl get nodes` lists them)"
-                )));
-            }
-        }
-    }
     let run_names = daemonset::names();
     eprintln!("{}", daemonset::announcement(o, &run_names.0, names.len()));
     let progress = ProgressLine::new(a.progress, targets.len());
@@ -372,6 +374,43 @@ async fn via_daemonset(
         .await;
     checked.sort_by_key(|c| c.target.display());
     Ok(checked)
+}
+
+/// The usage error for node names the cluster does not have, with the closest real names.
+async fn unknown_nodes(cluster: &Cluster, missing: &[String]) -> Error {
+    let names: Vec<String> = match cluster
+        .list(
+            Api::<Node>::all(cluster.client()),
+            ListParams::default(),
+            Access::cluster("nodes"),
+            |_| true,
+        )
+        .await
+    {
+        Ok(Fetch::Got(nodes)) => nodes.into_iter().filter_map(|n| n.metadata.name).collect(),
+        _ => Vec::new(),
+    };
+    let parts: Vec<String> = missing
+        .iter()
+        .map(|m| {
+            let near = crate::parse::closest(m, names.iter().map(String::as_str));
+            match near.as_slice() {
+                [] => format!("node {m:?} does not exist"),
+                n => format!(
+                    "node {m:?} does not exist (did you mean {}?)",
+                    n.iter()
+                        .map(|x| format!("{x:?}"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            }
+        })
+        .collect();
+    Error::Usage(format!(
+        "{} in {}; `kubectl get nodes` lists them",
+        parts.join("; "),
+        cluster.target
+    ))
 }
 
 /// UIDs of the pods on `node` (any namespace), so the analysis can tell a pod's leftover mount
