@@ -2420,10 +2420,7 @@ fn admit_namespace(
         .collect();
     match host_paths.len() {
         0 => {}
-        1 => why.push(format!(
-            "hostPath volume ({})",
-            format!("volume {}", host_paths[0])
-        )),
+        1 => why.push(format!("hostPath volume (volume {})", host_paths[0])),
         _ => why.push(format!(
             "hostPath volumes (volumes {})",
             host_paths.join(", ")
