@@ -2363,8 +2363,9 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
 /// Pod Security admission at the namespace's `pod-security.kubernetes.io/enforce` level
 /// (k8s.io/pod-security-admission: 403 `pods "x" is forbidden: violates PodSecurity
 /// "baseline:latest": host namespaces (hostPID=true), hostPath volumes (volume "host")`).
-/// Only the baseline checks volmnt's probe pods can trip are modelled: host namespaces,
-/// hostPath volumes and privileged containers.
+/// Only the baseline checks volmnt's probe pods can trip are modelled, worded as in
+/// pod-security-admission/policy (check_hostNamespaces.go, check_hostPathVolumes.go,
+/// check_privileged.go: reason "hostPath volumes" with detail `volume "x"`/`volumes "x", "y"`).
 fn admit_namespace(
     state: &State,
     def: &ResDef,
@@ -2420,7 +2421,7 @@ fn admit_namespace(
         .collect();
     match host_paths.len() {
         0 => {}
-        1 => why.push(format!("hostPath volume (volume {})", host_paths[0])),
+        1 => why.push(format!("hostPath volumes (volume {})", host_paths[0])),
         _ => why.push(format!(
             "hostPath volumes (volumes {})",
             host_paths.join(", ")
