@@ -43,7 +43,19 @@ _volmnt() {
             volmnt__subcmd__doctor,namespace)
                 cmd="volmnt__subcmd__doctor__subcmd__namespace"
                 ;;
+            volmnt__subcmd__doctor,namespaces)
+                cmd="volmnt__subcmd__doctor__subcmd__namespace"
+                ;;
+            volmnt__subcmd__doctor,ns)
+                cmd="volmnt__subcmd__doctor__subcmd__namespace"
+                ;;
+            volmnt__subcmd__doctor,po)
+                cmd="volmnt__subcmd__doctor__subcmd__pod"
+                ;;
             volmnt__subcmd__doctor,pod)
+                cmd="volmnt__subcmd__doctor__subcmd__pod"
+                ;;
+            volmnt__subcmd__doctor,pods)
                 cmd="volmnt__subcmd__doctor__subcmd__pod"
                 ;;
             volmnt__subcmd__doctor__subcmd__help,help)
@@ -216,7 +228,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version pod namespace help"
+            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version pod pods po namespace ns namespaces help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -765,7 +777,7 @@ _volmnt() {
                     return 0
                     ;;
                 --require)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "nfs rbd cephfs iscsi cifs glusterfs xfs ext4" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

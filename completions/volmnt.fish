@@ -58,22 +58,26 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l request-timeou
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
 json\t'One JSON document (the contract in DESIGN.md)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -s V -l version -d 'Print version'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
-complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod namespace help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "pods" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "po" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "ns" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "namespaces" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s n -l namespace -d 'The pod\'s namespace' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s f -l from-file -d 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l example -d 'Diagnose a bundled real case instead of files' -r -f -a "nfs\t'2020: NFS PV on a fresh node without nfs-utils (describe + the node\'s OS)'
@@ -99,6 +103,56 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s n -l namespace -d 'The pod\'s namespace' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s f -l from-file -d 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l example -d 'Diagnose a bundled real case instead of files' -r -f -a "nfs\t'2020: NFS PV on a fresh node without nfs-utils (describe + the node\'s OS)'
+rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lock list)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-namespace -d 'Namespace for the probe pod: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label), as for `node check`' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l offline -d 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster\'s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s n -l namespace -d 'The pod\'s namespace' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s f -l from-file -d 'Read saved output from FILE (repeatable; `-` for stdin). With a pod NAME and a cluster in the kubeconfig, the files add to the live read (a kubelet log beside the live objects)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l example -d 'Diagnose a bundled real case instead of files' -r -f -a "nfs\t'2020: NFS PV on a fresh node without nfs-utils (describe + the node\'s OS)'
+rbd\t'2017: Ceph RBD image locked by the old node (events + kubelet log + rbd lock list)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l node-os -d 'The node\'s OS (osImage such as "CentOS Linux 7 (Core)", or rhel|debian|suse|alpine|immutable), when no Node object is given' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l max-input-mib -d 'Refuse inputs larger than this many MiB (a kubelet log is best cut with journalctl --since)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l save -d 'Write everything read from the cluster into DIR (replay with --from-file DIR); never Secrets' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-namespace -d 'Namespace for the probe pod: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label), as for `node check`' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l offline -d 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster\'s)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l concurrency -d 'Pods diagnosed at the same time' -r
@@ -118,6 +172,44 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l concurrency -d 'Pods diagnosed at the same time' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s A -l all-namespaces -d 'Every namespace'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l details -d 'Print one full report per group of stuck pods (the sample), after the summary'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l all-reports -d 'Print every stuck pod\'s full report, after the summary (-o json always has them all)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s V -l version -d 'Print version'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l concurrency -d 'Pods diagnosed at the same time' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
+json\t'One JSON document (the contract in DESIGN.md)'
+yaml\t'The same document as YAML'
+junit\t'JUnit XML, one test case per node and requirement (node check only)'"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l context -d 'The kubeconfig context to use (default: the current context)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s A -l all-namespaces -d 'Every namespace'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l details -d 'Print one full report per group of stuck pods (the sample), after the summary'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l all-reports -d 'Print every stuck pod\'s full report, after the summary (-o json always has them all)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -147,7 +239,14 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l connect-timeout -d 'ssh\'s ConnectTimeout' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l timeout -d 'Give up on one node after this long (pod start included); the others go on' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l concurrency -d 'Nodes checked at the same time' -r
-complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l require -d 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l require -d 'What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4' -r -f -a "nfs\t''
+rbd\t''
+cephfs\t''
+iscsi\t''
+cifs\t''
+glusterfs\t''
+xfs\t''
+ext4\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace of the probe pods: the one deploy/rbac.yaml prepares (Role volmnt-node-probe, Pod Security label)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l image -d 'Image of the probe pods (needs a POSIX sh and `sleep`)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l progress -d 'Progress on stderr: auto = when stderr is a terminal' -r -f -a "auto\t''

@@ -3,6 +3,17 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // Shell completion that knows the cluster: `COMPLETE=bash volmnt` prints the registration
+    // script, and the shell then calls volmnt with COMPLETE set for each completion; this
+    // returns at once when COMPLETE is not set.
+    clap_complete::CompleteEnv::with_factory(volmnt::commands::completions::dynamic_command)
+        .complete();
+    // kubectl's plugin completion (kubectl_complete-volmnt): `volmnt __complete ARGS... WORD`.
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if raw.get(1).is_some_and(|a| a == "__complete") {
+        print!("{}", volmnt::commands::completions::cobra(&raw[2..]));
+        return std::process::ExitCode::SUCCESS;
+    }
     // Installed as kubectl-volmnt (kubectl-volmnt.exe), help should read `kubectl volmnt ...`.
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let as_plugin = args

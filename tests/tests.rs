@@ -8,6 +8,7 @@ mod variants;
 mod adversarial;
 mod architecture;
 mod chart;
+mod completion_live;
 mod completions;
 mod corpus;
 mod doctor;

@@ -212,10 +212,10 @@ pub struct ExplainArgs {
 #[derive(Debug, Subcommand)]
 pub enum DoctorCommand {
     /// Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)
-    #[command(after_help = DOCTOR_POD_HELP)]
+    #[command(visible_aliases = ["pods", "po"], after_help = DOCTOR_POD_HELP)]
     Pod(DoctorPodArgs),
     /// Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node
-    #[command(alias = "ns", after_help = DOCTOR_NS_HELP)]
+    #[command(visible_aliases = ["ns", "namespaces"], after_help = DOCTOR_NS_HELP)]
     Namespace(DoctorNamespaceArgs),
 }
 

@@ -109,7 +109,13 @@ pub struct NodeCheckArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
     /// What every node must be able to mount (comma-separated): nfs, rbd, cephfs, iscsi, cifs, glusterfs, xfs, ext4
-    #[arg(long, value_name = "FS,...", value_delimiter = ',', value_parser = parse_requirement)]
+    #[arg(
+        long,
+        value_name = "FS,...",
+        value_delimiter = ',',
+        value_enum,
+        ignore_case = true
+    )]
     pub require: Vec<Requirement>,
     /// Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)
     #[arg(long)]
@@ -153,8 +159,4 @@ pub struct NodeGcArgs {
     /// Only pods older than this (e.g. 10m), to spare a check running now
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub min_age: Option<Duration>,
-}
-
-fn parse_requirement(s: &str) -> std::result::Result<Requirement, String> {
-    s.parse()
 }

@@ -103,9 +103,12 @@ impl std::fmt::Display for VolumeType {
 pub enum Requirement {
     Nfs,
     Rbd,
+    #[value(alias = "ceph")]
     Cephfs,
     Iscsi,
+    #[value(alias = "smb")]
     Cifs,
+    #[value(alias = "gluster")]
     Glusterfs,
     Xfs,
     Ext4,
