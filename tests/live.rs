@@ -993,3 +993,32 @@ fn an_unreachable_api_server_is_one_human_line() {
         out.stderr
     );
 }
+
+#[test]
+fn an_optional_permission_never_granted_is_a_note_not_a_partial_result() {
+    // deploy/rbac.yaml alone: the Secret-names role (deploy/rbac-optional.yaml) is not bound.
+    let opts = Options {
+        deny: vec![Deny::new("*", "secrets", None)],
+        ..Options::new()
+    };
+    let live = Live::start("configmap-missing", "default", opts);
+    let out = live.run(&["doctor", "namespace", "-A", "--min-age", "1s", "-o", "json"]);
+    assert_ne!(out.code, 3, "{out:#?}");
+    let doc = out.json();
+    let text = doc.to_string();
+    assert!(!text.contains(r#""status":"partial""#), "{text}");
+    // The refusal happened (doctor namespace lists Secret names) and is kept, as optional.
+    assert!(
+        text.contains("Secret existence not checked")
+            && text.contains("volmnt-secret-names in deploy/rbac-optional.yaml"),
+        "{text}"
+    );
+    let (pod, ns) = stuck_pod(&live);
+    let (out, report) = live.doctor(&pod, &ns);
+    assert_ne!(out.code, 3, "{out:#?}");
+    assert_ne!(report["status"], "partial", "{report:#}");
+    // Refused optional reads are recorded as optional, never as a refusal that makes it partial.
+    for d in report["denied"].as_array().into_iter().flatten() {
+        assert_eq!(d["optional"], true, "{d}");
+    }
+}

@@ -377,7 +377,7 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
     let mut notes = Vec::new();
     for d in denied.iter().filter(|d| d.optional) {
         notes.push(format!(
-            "Secret existence not checked: `{d}` is an optional permission (role volmnt-secret-names) that is not granted"
+            "Secret existence not checked: `{d}` is an optional permission (role volmnt-secret-names in deploy/rbac-optional.yaml) that is not granted"
         ));
     }
     let stuck = reports
