@@ -897,6 +897,7 @@ pub fn document(
         "pass"
     };
     NodeCheck {
+        schema_version: crate::model::report::SCHEMA_VERSION,
         status,
         transport,
         required: required.to_vec(),

@@ -481,6 +481,8 @@ pub struct Summary {
 /// The whole `node check` document (`-o json|yaml`).
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeCheck {
+    /// The version of this document's shape (schema/volmnt.schema.json, `node_check`).
+    pub schema_version: u32,
     /// `pass`, `fail`, `problem` or `unreachable`, as the exit code says it.
     pub status: &'static str,
     pub transport: Transport,
