@@ -143,6 +143,9 @@ fn serve_only(spec: &str, latency: Duration, tmp: &Path) {
         cluster,
         Options {
             latency,
+            // As a kube-apiserver serves: TLS with ALPN h2, so kubectl and volmnt can be
+            // compared on the same footing.
+            tls: std::env::var("VOLMNT_BENCH_PLAIN").is_err(),
             ..Options::default()
         },
     );

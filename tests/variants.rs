@@ -289,3 +289,84 @@ fn krbd_feature_mismatch_in_the_cli_and_kernel_wordings() {
         "rbd: image csi-vol-1: image uses unsupported features: 0x38",
     );
 }
+
+#[test]
+fn a_missing_program_in_go_and_shell_wordings() {
+    // Go os/exec: `fork/exec PATH: no such file or directory` (the binary is absent) and
+    // `exec: "NAME": executable file not found in $PATH` (not on PATH); busybox and GNU chroot
+    // wrappers that run host tools: "can't execute" / "failed to run command".
+    for msg in [
+        "MountVolume.SetUp failed for volume \"pvc-1\" : rpc error: code = Internal desc = Error fuseMount command: s3fs args: [bucket /var/lib/kubelet/pods/a/volumes/kubernetes.io~csi/pvc-1/mount] error: fork/exec /usr/bin/s3fs: no such file or directory",
+        "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = Internal desc = exec: \"mkfs.xfs\": executable file not found in $PATH",
+        "rpc error: code = Internal desc = Failed to login with target iqn [iqn.2000-01.com.example:t1], err: chroot: can't execute '/usr/bin/env': No such file or directory",
+        "rpc error: code = Internal desc = iscsiadm failed: chroot: failed to run command ‘iscsiadm’: No such file or directory",
+    ] {
+        expect("fs_helper_missing", msg);
+    }
+}
+
+#[test]
+fn iscsid_not_running_in_open_iscsi_wordings() {
+    for msg in [
+        "iscsiadm: can not connect to iSCSI daemon (111)!\niscsiadm: Cannot perform discovery. Initiatorname required.",
+        "iscsiadm: Could not perform SendTargets discovery: could not connect to iscsid",
+    ] {
+        expect("fs_helper_missing", msg);
+    }
+}
+
+#[test]
+fn a_disk_attached_to_another_instance_in_each_cloud_api() {
+    for msg in [
+        // GCE, compute API v1 (400) and through the cloud provider's operation status (200).
+        "AttachVolume.Attach failed for volume \"pvc-1\" : googleapi: Error 400: The disk resource 'projects/p/zones/z/disks/d' is already being used by 'projects/p/zones/z/instances/node-a', resourceInUseByAnotherResource",
+        "AttachVolume.Attach failed for volume \"pvc-1\" : GCE 200 - RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: The disk resource 'projects/p/zones/z/disks/d' is already being used by 'projects/p/zones/z/instances/node-a'",
+        // AWS EC2.
+        "AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = Could not attach volume \"vol-0abc\" to node \"i-0def\": VolumeInUse: vol-0abc is already attached to an instance",
+    ] {
+        expect("multi_attach", msg);
+    }
+}
+
+#[test]
+fn a_kubelet_directory_the_plugin_does_not_see_on_moved_kubelet_roots() {
+    // MicroK8s keeps kubelet under /var/snap/microk8s/common/var/lib/kubelet, k0s under
+    // /var/lib/k0s/kubelet: a node plugin deployed for /var/lib/kubelet cannot see them.
+    for msg in [
+        "MountVolume.SetUp failed for volume \"pvc-1\" : rpc error: code = Internal desc = mkdir /var/snap: read-only file system",
+        "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = Internal desc = failed to stage volume: mkdir /var/snap/microk8s/common/var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: no such file or directory",
+        "MountVolume.SetUp failed for volume \"pvc-1\" : rpc error: code = Internal desc = lstat /var/lib/k0s/kubelet/pods/a/volumes/kubernetes.io~csi/pvc-1/mount: no such file or directory",
+    ] {
+        expect("kubelet_dir_or_propagation", msg);
+    }
+}
+
+#[test]
+fn the_object_cache_timeout_in_both_kubelet_wordings() {
+    // "couldn't propagate object cache" until 1.14, "failed to sync secret|configmap cache"
+    // since (kubernetes#75260): the same condition.
+    for msg in [
+        "MountVolume.SetUp failed for volume \"cfg\" : couldn't propagate object cache: timed out waiting for the condition",
+        "MountVolume.SetUp failed for volume \"cfg\" : failed to sync configmap cache: timed out waiting for the condition",
+        "MountVolume.SetUp failed for volume \"tls\" : failed to sync secret cache: timed out waiting for the condition",
+    ] {
+        expect("configmap_or_secret_missing", msg);
+    }
+}
+
+#[test]
+fn an_operation_with_an_unknown_reason_is_never_a_bare_unknown() {
+    // The operation and its structure are known even when the reason is not: the report names
+    // where to read (the VolumeAttachment, kubelet's log, the CSI node plugin's log).
+    for (msg, cause) in [
+        ("MountVolume.SetUp failed for volume \"pvc-1\" : applyFSGroup failed for vol pvc-1: some new wording", "volume_operation_failed"),
+        ("AttachVolume.Attach failed for volume \"pvc-1\" : a brand new controller error", "volume_operation_failed"),
+        ("Operation for \"{volumeName:kubernetes.io/csi/x^y podName: nodeName:}\" failed. No retries permitted until 2026-01-01 00:00:00 +0000 UTC (durationBeforeRetry 2m2s). Error: something new", "volume_operation_failed"),
+        ("E0101 00:00:00.000000       1 utils.go:84] GRPC error: something the driver says", "csi_call_failed"),
+        ("Mounting command: mount\nMounting arguments: -t glusterfs 10.0.0.1:vol /mnt/x\nOutput: Running scope as unit run-1.scope.", "mount_failed"),
+    ] {
+        let r = explain("variant", msg, &Options::default());
+        assert_eq!(top(msg), cause, "message: {msg}");
+        assert_eq!(r.diagnosis, volmnt::diagnose::Diagnosis::Inconclusive, "{msg}");
+    }
+}
