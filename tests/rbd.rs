@@ -690,3 +690,85 @@ fn doctor_names_the_holder_node_and_pod_and_the_unlock_to_run() {
     // doctor only reads.
     assert_eq!(c.locks(&image).len(), 1);
 }
+
+/// A cluster before Pacific says `blacklist`: its monitors refuse `osd blocklist` and librbd
+/// knows only `rbd_blacklist_on_break_lock`. No Octopus can run here (Debian ships Ceph 16), so
+/// a `ceph` in front of the real one answers `versions` as an Octopus cluster does (the real
+/// Pacific document with Octopus's version), refuses `osd blocklist` with the monitors' real
+/// refusal, and passes `osd blacklist` on as the real command, logging each call. volmnt must
+/// detect the release, plan and run `ceph osd blacklist add`, and the watcher must be gone.
+#[test]
+fn a_cluster_before_pacific_gets_blacklist_in_the_plan_and_the_run() {
+    let c = ceph::shared();
+    let image = c.image("octopus-watch");
+    let k = world(&image, PodThere::None);
+    let kc = Some(&k.kubeconfig);
+    let mut w = c.watch(&image);
+    w.kill9();
+
+    let shim = crate::util::TempDir::new("octopus-ceph");
+    let real = std::process::Command::new("sh")
+        .args(["-c", "command -v ceph"])
+        .output()
+        .expect("which ceph");
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    assert!(!real.is_empty(), "no ceph on PATH");
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/ceph");
+    let log = shim.path().join("calls.log");
+    let script = format!(
+        r#"#!/bin/sh
+echo "$*" >> '{log}'
+case "$*" in
+  versions*) cat '{fixtures}/release-ceph-versions-json-octopus.out'; exit 0 ;;
+  "osd blocklist"*) cat '{fixtures}/release-osd-blocklist-bad-subcommand.err' >&2; exit 22 ;;
+  "osd blacklist"*) shift 2; exec '{real}' osd blocklist "$@" ;;
+esac
+exec '{real}' "$@"
+"#,
+        log = log.display()
+    );
+    let path = shim.path().join("ceph");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let with_shim = |args: &[&str]| {
+        let mut command = cmd();
+        command
+            .args(args)
+            .arg("--ceph-conf")
+            .arg(&c.conf)
+            .arg("--kubeconfig")
+            .arg(&k.kubeconfig)
+            .env_remove("KUBECONFIG")
+            .env_remove("CEPH_CONF")
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    shim.path().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            );
+        let out = run_cmd(&mut command, None);
+        out.assert_no_panic();
+        out
+    };
+    let _ = kc;
+
+    let dry = with_shim(&["rbd", "unlock", &image, "--dry-run", "-o", "json"]);
+    let j = dry.json();
+    assert_eq!(j["plan"]["fence"], "blacklist", "{j:#}");
+    let cmds = j["commands"].to_string();
+    assert!(cmds.contains("ceph osd blacklist add"), "{cmds}");
+    assert!(!cmds.contains("blocklist"), "{cmds}");
+
+    let out = with_shim(&["rbd", "unlock", &image, "--yes"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(c.watchers(&image).is_empty(), "the watcher is still listed");
+    assert!(c.blocklist().contains(&w.address));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        calls.contains(&format!("osd blacklist add {}", w.address)),
+        "{calls}"
+    );
+    assert!(!calls.contains("osd blocklist add"), "{calls}");
+}

@@ -122,6 +122,45 @@ pub struct Ceph {
     pub id: Option<String>,
     pub keyring: Option<PathBuf>,
     pub timeout: Duration,
+    /// The cluster's word for fencing (see [`Ceph::detect_fence`]).
+    pub fence: Fence,
+}
+
+/// How this cluster names fencing a client off: `blocklist` since Pacific (16), `blacklist`
+/// before (ceph/ceph#36527, "`blacklist` has been replaced with `blocklist` throughout":
+/// `ceph osd blacklist ...` became `ceph osd blocklist ...`, and the librbd option
+/// `rbd_blacklist_on_break_lock` became `rbd_blocklist_on_break_lock`). Supported: Luminous (12)
+/// to Octopus (15) with `blacklist`, Pacific (16) and later with `blocklist`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fence {
+    #[default]
+    Blocklist,
+    Blacklist,
+}
+
+impl Fence {
+    /// The word for a Ceph release (major version); `blocklist` when it is not known.
+    pub fn for_release(major: Option<u32>) -> Fence {
+        match major {
+            Some(m) if m < 16 => Fence::Blacklist,
+            _ => Fence::Blocklist,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Fence::Blocklist => "blocklist",
+            Fence::Blacklist => "blacklist",
+        }
+    }
+
+    fn other(self) -> Fence {
+        match self {
+            Fence::Blocklist => Fence::Blacklist,
+            Fence::Blacklist => Fence::Blocklist,
+        }
+    }
 }
 
 /// What one CLI run gave.
@@ -238,14 +277,38 @@ impl Ceph {
         })
     }
 
-    /// `ceph osd blocklist ls --format json` (two JSON arrays back to back).
-    pub async fn blocklist(&self) -> Result<Vec<crate::parse::rbd::BlocklistEntry>> {
-        let args = strings(&["osd", "blocklist", "ls", "--format", "json"]);
-        let out = self.run_ok(Tool::Ceph, &args, None).await?;
+    /// `ceph osd blocklist ls --format json` (two JSON arrays back to back), `blacklist` on a
+    /// cluster before Pacific. When the word turns out wrong (the monitors answer "no valid
+    /// command found" / "invalid command"), the other one is tried and kept.
+    pub async fn blocklist(&mut self) -> Result<Vec<crate::parse::rbd::BlocklistEntry>> {
+        let mut args = strings(&["osd", self.fence.word(), "ls", "--format", "json"]);
+        let mut out = self.run(Tool::Ceph, &args).await?;
+        if out.code != 0 && unknown_command(&out.stderr) {
+            self.fence = self.fence.other();
+            args = strings(&["osd", self.fence.word(), "ls", "--format", "json"]);
+            out = self.run(Tool::Ceph, &args).await?;
+        }
+        if out.code != 0 {
+            return Err(cli_error(&self.display(Tool::Ceph, &args), &out, None));
+        }
         parse_blocklist(&out.stdout).map_err(|e| Error::Parse {
             context: self.display(Tool::Ceph, &args),
             source: e,
         })
+    }
+
+    /// Which word this cluster uses for fencing, from its monitors' release
+    /// (`ceph versions --format json`); kept as it is when that cannot be read (a refused or
+    /// failed call says nothing: [`Ceph::blocklist`] still corrects it on the first answer).
+    pub async fn detect_fence(&mut self) -> Option<u32> {
+        let args = strings(&["versions", "--format", "json"]);
+        let out = self.run(Tool::Ceph, &args).await.ok()?;
+        if out.code != 0 {
+            return None;
+        }
+        let major = crate::parse::rbd::parse_ceph_release(&out.stdout)?;
+        self.fence = Fence::for_release(Some(major));
+        Some(major)
     }
 
     /// Locks and watchers of one image, read concurrently.
@@ -253,6 +316,13 @@ impl Ceph {
         let (l, w) = futures::join!(self.locks(image), self.watchers(image));
         Ok((l?, w?))
     }
+}
+
+/// The monitors' answer to a command they do not have (Octopus to `osd blocklist`, Pacific and
+/// later removing `osd blacklist`): "no valid command found; 10 closest matches: ..." and
+/// "Error EINVAL: invalid command" (src/mon/MonClient / MonCommands validation).
+fn unknown_command(stderr: &str) -> bool {
+    stderr.contains("no valid command found") || stderr.contains("invalid command")
 }
 
 fn strings(a: &[&str]) -> Vec<String> {
@@ -1079,6 +1149,8 @@ pub struct Flags {
     pub dry_run: bool,
     /// `rbd lock rm` without blocklisting the locker.
     pub no_blocklist: bool,
+    /// The cluster's word for fencing (blocklist, or blacklist before Pacific).
+    pub fence: Fence,
 }
 
 /// One command that releases a holder.
@@ -1098,8 +1170,14 @@ pub enum Action {
 }
 
 impl Action {
-    /// The CLI and its arguments (the connection flags are added by [`Ceph::argv`]).
+    /// The CLI and its arguments for a Pacific or later cluster.
     pub fn command(&self) -> (Tool, Vec<String>) {
+        self.command_for(Fence::Blocklist)
+    }
+
+    /// The CLI and its arguments (the connection flags are added by [`Ceph::argv`]), in the
+    /// cluster's word for fencing.
+    pub fn command_for(&self, fence: Fence) -> (Tool, Vec<String>) {
         match self {
             Action::LockRm {
                 image,
@@ -1110,12 +1188,12 @@ impl Action {
             } => {
                 let mut a = strings(&["lock", "rm", image, lock_id, locker]);
                 if !blocklist {
-                    a.push("--rbd_blocklist_on_break_lock=false".into());
+                    a.push(format!("--rbd_{}_on_break_lock=false", fence.word()));
                 }
                 (Tool::Rbd, a)
             }
             Action::BlocklistAdd { address } => {
-                (Tool::Ceph, strings(&["osd", "blocklist", "add", address]))
+                (Tool::Ceph, strings(&["osd", fence.word(), "add", address]))
             }
         }
     }
@@ -1148,6 +1226,8 @@ pub struct Refusal {
 pub struct Plan {
     pub image: String,
     pub dry_run: bool,
+    /// The cluster's word for fencing: every command of the plan uses it.
+    pub fence: Fence,
     pub steps: Vec<Step>,
     pub refused: Vec<Refusal>,
 }
@@ -1252,6 +1332,7 @@ pub fn plan(image: &ImageSpec, holders: &[Holder], flags: Flags) -> Plan {
     Plan {
         image: image.to_string(),
         dry_run: flags.dry_run,
+        fence: flags.fence,
         steps,
         refused,
     }
@@ -1334,7 +1415,7 @@ pub async fn execute(ceph: &Ceph, plan: &Plan, confirmed: Confirmation) -> Resul
         .ok_or_else(|| Error::Usage(format!("bad image spec {}", plan.image)))?;
     let mut ran = Vec::new();
     for step in &plan.steps {
-        let (tool, args) = step.action.command();
+        let (tool, args) = step.action.command_for(plan.fence);
         let shown = ceph.display(tool, &args);
         let out = ceph.run(tool, &args).await?;
         ran.push((step, shown, out));
@@ -1477,6 +1558,7 @@ pub async fn enrich_case(case: &mut Case, cluster: &Cluster) -> bool {
         id: None,
         keyring: None,
         timeout: DOCTOR_CEPH_TIMEOUT,
+        fence: Fence::default(),
     };
     let (found, notes) = holders_for_case(case, cluster, &ceph).await;
     case.notes.extend(notes);
@@ -1572,6 +1654,7 @@ mod tests {
                             force,
                             dry_run,
                             no_blocklist,
+                            fence: Fence::default(),
                         };
                         let hs = [
                             lock_holder(verdict, "127.0.0.1:0/1"),
@@ -1681,6 +1764,7 @@ mod tests {
             conf: Some("/nonexistent/ceph.conf".into()),
             id: None,
             keyring: None,
+            fence: Fence::default(),
             timeout: Duration::from_secs(1),
         };
         let stale = plan(
@@ -1875,6 +1959,7 @@ mod tests {
             conf: Some("/etc/ceph/ceph.conf".into()),
             id: Some("admin".into()),
             keyring: Some("/k r".into()),
+            fence: Fence::default(),
             timeout: Duration::from_secs(1),
         };
         let (tool, args) = Action::LockRm {
@@ -1908,18 +1993,52 @@ mod tests {
         );
     }
 
+    #[test]
+    fn before_pacific_the_plan_says_blacklist_in_every_command() {
+        assert_eq!(Fence::for_release(Some(15)), Fence::Blacklist);
+        assert_eq!(Fence::for_release(Some(12)), Fence::Blacklist);
+        assert_eq!(Fence::for_release(Some(16)), Fence::Blocklist);
+        assert_eq!(Fence::for_release(Some(19)), Fence::Blocklist);
+        assert_eq!(Fence::for_release(None), Fence::Blocklist);
+        let lock = Action::LockRm {
+            image: "kube/img".into(),
+            lock_id: "kubelet_lock_magic_node1".into(),
+            locker: "client.4123".into(),
+            address: "10.0.0.7:0/1".into(),
+            blocklist: false,
+        };
+        let watch = Action::BlocklistAdd {
+            address: "10.0.0.7:0/2".into(),
+        };
+        let (_, a) = lock.command_for(Fence::Blacklist);
+        assert!(
+            a.contains(&"--rbd_blacklist_on_break_lock=false".to_string()),
+            "{a:?}"
+        );
+        let (_, a) = watch.command_for(Fence::Blacklist);
+        assert_eq!(a, ["osd", "blacklist", "add", "10.0.0.7:0/2"]);
+        let (_, a) = watch.command_for(Fence::Blocklist);
+        assert_eq!(a, ["osd", "blocklist", "add", "10.0.0.7:0/2"]);
+        assert!(unknown_command(include_str!(
+            "../../fixtures/ceph/release-osd-blocklist-bad-subcommand.err"
+        )));
+    }
+
     /// The only calls that change Ceph are built in `Action::command` and run in `execute`.
     #[test]
     fn only_execute_runs_mutating_commands() {
         let src = include_str!("rbd.rs");
         let code = &src[..src.find("#[cfg(test)]").unwrap()];
         assert_eq!(code.matches(r#""lock", "rm""#).count(), 1);
-        assert_eq!(code.matches(r#""blocklist", "add""#).count(), 1);
+        assert_eq!(code.matches(r#"fence.word(), "add""#).count(), 1);
         // `.run(` with a step's command appears once, inside execute.
-        assert_eq!(code.matches("step.action.command()").count(), 1);
+        assert_eq!(
+            code.matches("step.action.command_for(plan.fence)").count(),
+            1
+        );
         let exec_start = code.find("pub async fn execute(").unwrap();
         let exec_end = exec_start + code[exec_start..].find("\n}\n").unwrap();
-        let at = code.find("step.action.command()").unwrap();
+        let at = code.find("step.action.command_for(plan.fence)").unwrap();
         assert!(at > exec_start && at < exec_end);
     }
 }

@@ -91,6 +91,7 @@ async fn situation(target: &Target, ca: &CephArgs, g: &Global) -> Result<Situati
         id: ca.id.clone(),
         keyring: ca.keyring.clone(),
         timeout: ca.ceph_timeout,
+        fence: rbd::Fence::default(),
     };
     let (locks, watchers) = ceph.holders_of(&image).await?;
     let hosts: BTreeSet<String> = locks
@@ -280,7 +281,11 @@ fn plan_text(s: &Situation, plan: &Plan, commands: &[String]) -> String {
 }
 
 async fn unlock(a: &RbdUnlockArgs, g: &Global) -> Result<ExitCode> {
-    let s = situation(&a.target, &a.ceph, g).await?;
+    let mut s = situation(&a.target, &a.ceph, g).await?;
+    // Clusters before Pacific say `blacklist`: the plan's commands use the monitors' word.
+    if !s.holders.is_empty() {
+        s.ceph.detect_fence().await;
+    }
     let plan = rbd::plan(
         &s.image,
         &s.holders,
@@ -288,13 +293,14 @@ async fn unlock(a: &RbdUnlockArgs, g: &Global) -> Result<ExitCode> {
             force: a.force,
             dry_run: a.dry_run,
             no_blocklist: a.no_blocklist,
+            fence: s.ceph.fence,
         },
     );
     let commands: Vec<String> = plan
         .steps
         .iter()
         .map(|st| {
-            let (tool, args) = st.action.command();
+            let (tool, args) = st.action.command_for(plan.fence);
             s.ceph.display(tool, &args)
         })
         .collect();

@@ -66,6 +66,36 @@ pub fn parse_blocklist(text: &str) -> Result<Vec<BlocklistEntry>, ParseError> {
     }
 }
 
+/// The Ceph release (major version) of the monitors, from `ceph versions --format json`
+/// (`{"mon": {"ceph version 15.2.17 (<sha>) octopus (stable)": 3}, ...}`: the highest mon
+/// version, since the monitors decide which commands exist), or from a `ceph version` /
+/// `ceph --version` line (`ceph version 16.2.15 (<sha>) pacific (stable)`). `None` when the text
+/// names no version.
+pub fn parse_ceph_release(text: &str) -> Option<u32> {
+    static VERSION: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"ceph version (\d+)\.(\d+)\.(\d+)").expect("static regex"));
+    let majors = |t: &str| -> Option<u32> {
+        VERSION
+            .captures_iter(t)
+            .filter_map(|c| c[1].parse::<u32>().ok())
+            .max()
+    };
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(trimmed) {
+            if let Some(Value::Object(mons)) = m.get("mon") {
+                let keys: Vec<&str> = mons.keys().map(String::as_str).collect();
+                return majors(&keys.join("\n"));
+            }
+            if let Some(Value::Object(all)) = m.get("overall") {
+                let keys: Vec<&str> = all.keys().map(String::as_str).collect();
+                return majors(&keys.join("\n"));
+            }
+        }
+    }
+    majors(text)
+}
+
 /// Splits `pool/image` or `pool/namespace/image` into its parts; `None` for anything else.
 ///
 /// Parts are limited to characters that are safe to print in a suggested shell command:
@@ -477,6 +507,47 @@ fn blocklist_text(text: &str, skipped: usize) -> Result<Vec<BlocklistEntry>, Par
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ceph_release_is_read_from_versions_and_version() {
+        // Real captures of the micro-ceph (Pacific 16.2.15); the Octopus document has the same
+        // shape with Octopus's version (fixtures/README.md).
+        assert_eq!(
+            parse_ceph_release(include_str!(
+                "../../fixtures/ceph/release-ceph-versions-json.out"
+            )),
+            Some(16)
+        );
+        assert_eq!(
+            parse_ceph_release(include_str!("../../fixtures/ceph/release-ceph-version.out")),
+            Some(16)
+        );
+        assert_eq!(
+            parse_ceph_release(include_str!(
+                "../../fixtures/ceph/release-ceph-versions-json-octopus.out"
+            )),
+            Some(15)
+        );
+        // The monitors decide: a cluster mid-upgrade with one Pacific mon is still Octopus for
+        // none of its commands, so the highest mon version counts.
+        assert_eq!(
+            parse_ceph_release(
+                r#"{"mon":{"ceph version 15.2.17 (x) octopus (stable)":2,"ceph version 16.2.15 (y) pacific (stable)":1},"osd":{}}"#
+            ),
+            Some(16)
+        );
+        assert_eq!(
+            parse_ceph_release("ceph version 14.2.22 (ca74598) nautilus (stable)"),
+            Some(14)
+        );
+        assert_eq!(parse_ceph_release("Error EACCES: access denied"), None);
+        assert_eq!(parse_ceph_release("{}"), None);
+        // Pacific still answers the old word, with the same JSON.
+        assert!(parse_blocklist(include_str!(
+            "../../fixtures/ceph/release-osd-blacklist-ls-json-pacific.out"
+        ))
+        .is_ok());
+    }
 
     macro_rules! ceph {
         ($name:literal) => {
