@@ -7,10 +7,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// `key=value` options whose value is a secret (CIFS `password=`, CephFS `secret=`, ...).
+/// `key=value` options whose value is a secret (CIFS `password=`, CephFS `secret=`, CHAP
+/// `node.session.auth.password = `, cloud `*_SECRET_ACCESS_KEY=`, ...).
 static KEY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(password|passwd|pass|secret|key|token|access_?key|secret_?key|credentials?|auth_?key|client_secret)(=|:[ \t]*)([^\s,;'\x22]+)",
+        // Any option or variable whose name ends in one of these words (`password=`,
+        // `AWS_SECRET_ACCESS_KEY=`, `node.session.auth.password = `, `azurestorageaccountkey: `),
+        // with `=` (spaces allowed around it, as iscsiadm prints) or `:`.
+        r"(?i)\b([\w.-]*?(?:password|passwd|pass|secret|key|token|credentials?))(\s*=\s*|:[ \t]*)([^\s,;'\x22]+)",
     )
     .expect("static regex")
 });

@@ -25,4 +25,5 @@ mod output;
 mod rbac;
 mod rbd;
 mod safety;
+mod secrets;
 mod watch;

@@ -1,0 +1,444 @@
+//! Secrets, proven: known secret values are planted in every kind of input volmnt reads (mount
+//! options, rbd command lines and keyrings, iSCSI CHAP settings, SMB credentials, a kubeconfig's
+//! token, cloud access keys, Secret objects in saved YAML and in the cluster), then every command
+//! runs in every output format, verbose, with `--save`, and into its error paths; no planted
+//! value, nor any 8-character piece of one, may appear in any stdout, stderr or saved file.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::fake_api::{start_in_background, FakeCluster, Options};
+use crate::util::{cmd, run_cmd, Out, TempDir};
+
+/// The planted secrets. Each is unlike anything else in the fixtures, so a match is a leak.
+const CEPH_KEY: &str = "AQBvqF5nAAAAABAAk2VJm1QZ7Qq4Ob3eXb7xkQ==";
+const SMB_PASSWORD: &str = "Sup3rSecretSmbPw9";
+const CHAP_PASSWORD: &str = "ChapS3cretZq7Wm";
+const TOKEN: &str = "kubeTokenPlanted7f3a9c2e5b";
+const AWS_KEY_ID: &str = "AKIAQXPLANTED7EXAMP2";
+const AWS_SECRET: &str = "wJalrXUtnFEMIK7MDENGbPxPlantedRfiCYEXAMPLEKEY";
+const AZURE_KEY: &str =
+    "Zm9vYmFyUGxhbnRlZEF6dXJlU3RvcmFnZUtleTEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eg==";
+const SECRET_DATA_PLAIN: &str = "dbPasswordPlantedXq81";
+
+/// Pieces long enough to identify a secret, short enough to catch a partial leak.
+fn pieces() -> Vec<String> {
+    let mut out = Vec::new();
+    for s in [
+        CEPH_KEY,
+        SMB_PASSWORD,
+        CHAP_PASSWORD,
+        TOKEN,
+        AWS_KEY_ID,
+        AWS_SECRET,
+        AZURE_KEY,
+        SECRET_DATA_PLAIN,
+    ] {
+        let b: Vec<char> = s.chars().collect();
+        for i in 0..=b.len().saturating_sub(10) {
+            let p: String = b[i..i + 10.min(b.len())].iter().collect();
+            // Pieces of the key's fixed prefix are not secret.
+            if !p.starts_with("AQBvqF5nAA") && p != "AAAAABAAk2" {
+                out.push(p);
+            }
+        }
+    }
+    // The base64 of the Secret's data must not appear decoded or encoded either.
+    out.push(base64_of(SECRET_DATA_PLAIN));
+    out
+}
+
+fn base64_of(s: &str) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, s)
+}
+
+#[track_caller]
+fn assert_clean(what: &str, text: &str) {
+    for p in pieces() {
+        assert!(
+            !text.contains(&p),
+            "{what}: a planted secret leaked ({p}):\n{text}"
+        );
+    }
+}
+
+#[track_caller]
+fn assert_out_clean(what: &str, out: &Out) {
+    out.assert_no_panic();
+    assert_clean(&format!("{what} (stdout)"), &out.stdout);
+    assert_clean(&format!("{what} (stderr)"), &out.stderr);
+}
+
+fn assert_dir_clean(what: &str, dir: &Path) {
+    for e in walk(dir) {
+        let text = String::from_utf8_lossy(&std::fs::read(&e).unwrap()).into_owned();
+        assert_clean(&format!("{what}: {}", e.display()), &text);
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Failure messages carrying every secret shape, as kubelet, drivers and tools print them.
+fn messages() -> Vec<String> {
+    vec![
+        format!("MountVolume.SetUp failed for volume \"share\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t cifs -o username=svc,password={SMB_PASSWORD},vers=3.0 //files.example.internal/team /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/share/mount\nOutput: mount error(13): Permission denied"),
+        format!("MountVolume.MountDevice failed for volume \"fs\" : rpc error: code = Internal desc = an error (exit status 32) occurred while running mount args: [-t ceph 10.0.0.1:6789:/volumes/csi /var/lib/kubelet/plugins/kubernetes.io/csi/pv/fs/globalmount -o name=admin,secret={CEPH_KEY},mds_namespace=fs] stderr: mount error 110 = Connection timed out"),
+        format!("rbd: map failed: (110) Connection timed out\nrbd map kube/img --id admin --key {CEPH_KEY} -m 10.0.0.1:6789"),
+        format!("iscsiadm: Could not login to [iface: default, target: iqn.2001-05.com.example:t1, portal: 10.0.0.9,3260]: node.session.auth.password = {CHAP_PASSWORD}"),
+        format!("AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = could not attach: AWS_ACCESS_KEY_ID={AWS_KEY_ID} AWS_SECRET_ACCESS_KEY={AWS_SECRET} UnauthorizedOperation"),
+        format!("MountVolume.SetUp failed for volume \"az\" : mount failed: exit status 32 Mounting arguments: -t cifs -o username=acct,password={AZURE_KEY} //acct.file.core.windows.net/share /mnt"),
+        format!("Get \"https://10.0.0.1:6443/api/v1/pods\": Authorization: Bearer {TOKEN}: connection refused"),
+    ]
+}
+
+/// A saved pod (describe + events) and objects YAML with Secret objects in it.
+fn saved_case(dir: &Path) -> Vec<PathBuf> {
+    let events: String = messages()
+        .iter()
+        .map(|m| {
+            format!(
+                "  Warning  FailedMount  2m    kubelet, node1  {}\n",
+                m.replace('\n', " ")
+            )
+        })
+        .collect();
+    let describe = format!(
+        "Name:         web-0\nNamespace:    shop\nNode:         node1/10.0.0.5\nStatus:       Pending\nContainers:\n  web:\n    State:          Waiting\n      Reason:       ContainerCreating\nVolumes:\n  share:\n    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:  share\nEvents:\n  Type     Reason       Age   From            Message\n  ----     ------       ----  ----            -------\n{events}"
+    );
+    let objects = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: shop\ntype: Opaque\ndata:\n  password: {}\nstringData:\n  token: {SECRET_DATA_PLAIN}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: ceph-secret\n  namespace: shop\ndata:\n  key: {}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: azure\n  namespace: shop\nstringData:\n  azurestorageaccountkey: {AZURE_KEY}\n  azurestorageaccountname: acct\n",
+        base64_of(SECRET_DATA_PLAIN),
+        base64_of(CEPH_KEY)
+    );
+    let keyring = format!("[client.admin]\n\tkey = {CEPH_KEY}\n\tcaps mon = \"allow *\"\n");
+    let d = dir.join("describe.txt");
+    let o = dir.join("objects.yaml");
+    let k = dir.join("ceph.client.admin.keyring");
+    std::fs::write(&d, describe).unwrap();
+    std::fs::write(&o, objects).unwrap();
+    std::fs::write(&k, keyring).unwrap();
+    vec![d, o]
+}
+
+fn volmnt(args: &[&str], env: &[(&str, &str)]) -> Out {
+    let mut c = cmd();
+    c.args(args).env_remove("KUBECONFIG");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run_cmd(&mut c, None)
+}
+
+const FORMATS: &[&str] = &["text", "json", "yaml"];
+
+#[test]
+fn explain_never_prints_a_planted_secret() {
+    for fmt in FORMATS {
+        for m in messages() {
+            let out = volmnt(&["explain", &m, "-o", fmt, "-v"], &[]);
+            assert_out_clean(&format!("explain -o {fmt}"), &out);
+        }
+        let all = messages().join("\n");
+        let out = run_cmd(
+            cmd().args(["explain", "-", "-o", fmt]),
+            Some(all.as_bytes()),
+        );
+        assert_out_clean(&format!("explain - -o {fmt}"), &out);
+    }
+    // junit is refused for explain: the refusal must not echo the message either.
+    let out = volmnt(&["explain", &messages()[0], "-o", "junit"], &[]);
+    assert_eq!(out.code, 2);
+    assert_out_clean("explain -o junit", &out);
+}
+
+#[test]
+fn doctor_offline_never_prints_a_planted_secret() {
+    let dir = TempDir::new("secrets-offline");
+    let files = saved_case(dir.path());
+    for fmt in FORMATS {
+        let mut args = vec!["doctor", "pod", "--offline", "-o", fmt, "-v"];
+        for f in &files {
+            args.push("-f");
+            args.push(f.to_str().unwrap());
+        }
+        let out = volmnt(&args, &[]);
+        assert_ne!(out.code, 2, "{out:#?}");
+        assert_out_clean(&format!("doctor pod --offline -o {fmt}"), &out);
+    }
+    // An input error quotes where the input went wrong: never the secret on that line.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        format!(
+            "apiVersion: v1\nkind: Secret\ndata: {{password: {}\n  token: [{TOKEN}\n",
+            base64_of(SECRET_DATA_PLAIN)
+        ),
+    )
+    .unwrap();
+    let out = volmnt(
+        &["doctor", "pod", "--offline", "-f", bad.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert_out_clean("doctor pod with an unparsable secret file", &out);
+}
+
+#[test]
+fn doctor_live_and_its_saved_bundle_never_hold_a_planted_secret() {
+    // The cluster holds Secret objects, and the pod's events carry every shape.
+    let dir = TempDir::new("secrets-live");
+    let mut cluster = FakeCluster::fixture("nfs-client-missing");
+    let objects = saved_case(dir.path());
+    cluster
+        .objects
+        .extend(FakeCluster::from_yaml(&std::fs::read_to_string(&objects[1]).unwrap()).objects);
+    let pod = cluster
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Pending")
+        .cloned()
+        .expect("a stuck pod");
+    let (name, ns) = (
+        pod["metadata"]["name"].as_str().unwrap().to_string(),
+        pod["metadata"]["namespace"].as_str().unwrap().to_string(),
+    );
+    for (i, m) in messages().iter().enumerate() {
+        cluster.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{name}.secret{i}"), "namespace": ns},
+            "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": pod["metadata"]["uid"]},
+            "reason": "FailedMount", "message": m, "type": "Warning", "count": 1,
+            "firstTimestamp": "2026-11-25T00:00:00Z", "lastTimestamp": "2026-11-25T00:00:00Z",
+            "source": {"component": "kubelet", "host": "node1"}
+        }));
+    }
+    let opts = Options {
+        token: Some(TOKEN.into()),
+        ..Options::new()
+    };
+    let (api, _thread) = start_in_background(cluster, opts);
+    let kc = api.write_kubeconfig(dir.path(), &ns);
+    let kc = kc.to_str().unwrap();
+    for fmt in FORMATS {
+        let out = volmnt(
+            &[
+                "doctor",
+                "pod",
+                &name,
+                "-n",
+                &ns,
+                "--kubeconfig",
+                kc,
+                "-o",
+                fmt,
+                "-vv",
+            ],
+            &[],
+        );
+        assert!(out.code <= 1, "{out:#?}");
+        assert_out_clean(&format!("doctor pod live -o {fmt}"), &out);
+        let out = volmnt(
+            &[
+                "doctor",
+                "namespace",
+                "-A",
+                "--min-age",
+                "1s",
+                "--kubeconfig",
+                kc,
+                "-o",
+                fmt,
+                "-v",
+            ],
+            &[],
+        );
+        assert_out_clean(&format!("doctor namespace -A -o {fmt}"), &out);
+    }
+    let save = dir.path().join("bundle");
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            &name,
+            "-n",
+            &ns,
+            "--kubeconfig",
+            kc,
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.code <= 1, "{out:#?}");
+    assert_out_clean("doctor pod --save", &out);
+    assert!(!walk(&save).is_empty(), "nothing saved");
+    assert_dir_clean("the --save bundle", &save);
+    // Replaying the bundle prints nothing secret either.
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            &name,
+            "--offline",
+            "-f",
+            save.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        &[],
+    );
+    assert_out_clean("replay of the bundle", &out);
+    // A wrong token: the refusal is reported without the token that was refused.
+    let bad_kc = dir.path().join("bad-kubeconfig");
+    std::fs::write(
+        &bad_kc,
+        std::fs::read_to_string(kc)
+            .unwrap()
+            .replace(TOKEN, &format!("{TOKEN}x")),
+    )
+    .unwrap();
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            &name,
+            "-n",
+            &ns,
+            "--kubeconfig",
+            bad_kc.to_str().unwrap(),
+            "-vv",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 3, "{out:#?}");
+    assert_out_clean("doctor pod with a refused token", &out);
+}
+
+#[test]
+fn node_check_never_prints_secrets_from_the_mount_table() {
+    // A node whose mount table has mounts with credentials in their options (a CIFS mount made
+    // by hand, a kernel CephFS mount with secret=): the report quotes mounts, never those.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hosts/debian-12");
+    let dir = TempDir::new("secrets-node");
+    let root = dir.path().join("root");
+    copy_dir(&src, &root);
+    let mountinfo = root.join("proc/1/mountinfo");
+    let mut mi = std::fs::read_to_string(&mountinfo).unwrap_or_default();
+    mi.push_str(&format!(
+        "900 30 0:90 / /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/share/mount rw,relatime shared:500 - cifs //files.example.internal/team rw,vers=3.0,username=svc,password={SMB_PASSWORD}\n901 30 0:91 / /var/lib/kubelet/plugins/kubernetes.io/csi/pv/fs/globalmount rw,relatime shared:501 - ceph 10.0.0.1:6789:/volumes/csi rw,name=admin,secret={CEPH_KEY},acl\n"
+    ));
+    std::fs::create_dir_all(mountinfo.parent().unwrap()).unwrap();
+    std::fs::write(&mountinfo, mi).unwrap();
+    for fmt in ["text", "json", "yaml", "junit"] {
+        let out = volmnt(
+            &[
+                "node",
+                "check",
+                "--local",
+                "--root",
+                root.to_str().unwrap(),
+                "--require",
+                "nfs,cifs",
+                "-o",
+                fmt,
+                "-v",
+            ],
+            &[],
+        );
+        assert!(out.code <= 1, "{fmt}: {out:#?}");
+        assert_out_clean(&format!("node check --local -o {fmt}"), &out);
+        if fmt == "json" {
+            // The planted mounts were read (the check is not clean by not looking).
+            let mounts = out.json()["nodes"][0]["report"]["mounts_read"]
+                .as_u64()
+                .unwrap_or(0);
+            assert!(mounts >= 2, "{}", out.stdout);
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        let ft = e.file_type().unwrap();
+        if ft.is_dir() {
+            copy_dir(&p, &t);
+        } else if ft.is_symlink() {
+            let target = std::fs::read_link(&p).unwrap();
+            let _ = std::os::unix::fs::symlink(target, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+#[test]
+fn rbd_with_a_planted_keyring_never_prints_the_key() {
+    // The key reaches rbd/ceph only through --keyring: a wrong key in it makes Ceph refuse, and
+    // the refusal volmnt prints must not carry it. (The real micro-ceph, see tests/rbd.rs.)
+    let c = crate::support::ceph::shared();
+    let dir = TempDir::new("secrets-rbd");
+    let keyring = dir.path().join("keyring");
+    std::fs::write(&keyring, format!("[client.admin]\n\tkey = {CEPH_KEY}\n")).unwrap();
+    let image = c.image("secret-keyring");
+    for fmt in FORMATS {
+        let out = volmnt(
+            &[
+                "rbd",
+                "status",
+                &image,
+                "--ceph-conf",
+                c.conf.to_str().unwrap(),
+                "--id",
+                "admin",
+                "--keyring",
+                keyring.to_str().unwrap(),
+                "--ceph-timeout",
+                "10s",
+                "-o",
+                fmt,
+                "-v",
+            ],
+            &[("HOME", dir.path().to_str().unwrap())],
+        );
+        assert_ne!(out.code, 0, "a wrong key should be refused: {out:#?}");
+        assert_out_clean(&format!("rbd status with a planted keyring -o {fmt}"), &out);
+        let out = volmnt(
+            &[
+                "rbd",
+                "unlock",
+                &image,
+                "--dry-run",
+                "--ceph-conf",
+                c.conf.to_str().unwrap(),
+                "--id",
+                "admin",
+                "--keyring",
+                keyring.to_str().unwrap(),
+                "--ceph-timeout",
+                "10s",
+                "-o",
+                fmt,
+            ],
+            &[("HOME", dir.path().to_str().unwrap())],
+        );
+        assert_out_clean(
+            &format!("rbd unlock --dry-run with a planted keyring -o {fmt}"),
+            &out,
+        );
+    }
+}
