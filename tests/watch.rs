@@ -198,7 +198,7 @@ fn metrics_with(base: &str, needles: &[&str]) -> String {
             return body;
         }
         assert!(
-            start.elapsed() < Duration::from_secs(5),
+            start.elapsed() < Duration::from_secs(20),
             "/metrics lacks one of {needles:?}:\n{body}"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -507,11 +507,12 @@ fn a_watch_that_gets_410_gone_relists_and_loses_no_pod() {
         "the pods watch was opened again: {gone:#?}\n{}",
         w.log()
     );
+    // Upper bounds, not timings: on a loaded 2-core CI machine the relist can take seconds.
     w.wait_log(
         &format!("{NS}/{POD_B}: no longer stuck"),
-        Duration::from_secs(5),
+        Duration::from_secs(20),
     );
-    w.wait_log("pods relisted", Duration::from_secs(5));
+    w.wait_log("pods relisted", Duration::from_secs(20));
     // POD_A kept, POD_B gone, the new pod counted.
     let metrics = metrics_with(
         &base,

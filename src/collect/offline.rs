@@ -405,8 +405,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         return Ok(Some(format!("kubectl describe pv {name}")));
     }
     if events::looks_like_event_table(text) {
-        let evs = events::parse_event_table(text, Origin::EventTable).map_err(ctx)?;
+        let (evs, skipped) =
+            events::parse_event_table_bounded(text, Origin::EventTable).map_err(ctx)?;
         let n = evs.len();
+        if skipped > 0 {
+            case.notes.push(format!(
+                "the event table has {skipped} more rows than the {} newest read",
+                events::MAX_EVENT_LINES
+            ));
+        }
         case.events.extend(evs);
         return Ok(Some(format!("event table ({n} event(s))")));
     }

@@ -69,6 +69,14 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         if d.unusual_options && ctx.unusual_options.is_empty() {
             continue;
         }
+        // A cause already found at this confidence or above keeps its quote: do not search
+        // the message again for this pattern's.
+        if best
+            .iter()
+            .any(|c| c.cause == p.cause && c.confidence >= d.confidence)
+        {
+            continue;
+        }
         let (quote, at) = p
             .regex()
             .find(text)

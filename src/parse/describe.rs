@@ -31,7 +31,6 @@ use regex::Regex;
 
 use crate::error::ParseError;
 use crate::model::{Event, ObjectRef, Origin};
-use crate::parse::events::parse_event_table;
 
 /// A pod rebuilt from `kubectl describe pod`, its events, and what could not be read.
 #[derive(Debug, Clone, Default)]
@@ -712,8 +711,14 @@ fn read_events(doc: &Doc, object: ObjectRef, notes: &mut Vec<String>) -> Vec<Eve
     if trimmed.is_empty() || trimmed.starts_with("<none>") {
         return Vec::new();
     }
-    match parse_event_table(text, Origin::Describe) {
-        Ok(mut events) => {
+    match crate::parse::events::parse_event_table_bounded(text, Origin::Describe) {
+        Ok((mut events, skipped)) => {
+            if skipped > 0 {
+                notes.push(format!(
+                    "the Events section has {skipped} more rows than the {} newest read",
+                    crate::parse::events::MAX_EVENT_LINES
+                ));
+            }
             for e in &mut events {
                 e.object.get_or_insert_with(|| object.clone());
             }

@@ -311,8 +311,13 @@ fn find_headers(text: &str, toks: &[Tok]) -> Vec<HeaderHit> {
 
 /// True when the text holds a known event table header.
 pub fn looks_like_event_table(text: &str) -> bool {
-    let toks = tokenize(text);
-    !find_headers(text, &toks).is_empty()
+    // The header is near the top: sniff the first lines only, not a whole million-row table.
+    let head = match memchr::memchr_iter(b'\n', text.as_bytes()).nth(200) {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let toks = tokenize(head);
+    !find_headers(head, &toks).is_empty()
 }
 
 /// The cells of one row, before the message is cut out.
@@ -596,6 +601,72 @@ fn clean_message(raw: &str) -> String {
 
 /// Parses every event table in the text (header-driven); an error when no header is found.
 pub fn parse_event_table(text: &str, origin: Origin) -> Result<Vec<Event>, ParseError> {
+    parse_event_table_bounded(text, origin).map(|(events, _)| events)
+}
+
+/// At most this many table lines are read: the header and the newest rows (both `kubectl
+/// describe` and `kubectl get events` print the newest last). A million-row table would
+/// otherwise cost gigabytes for rows that say the same thing.
+pub const MAX_EVENT_LINES: usize = 20_000;
+
+/// [`parse_event_table`], and how many lines past [`MAX_EVENT_LINES`] were skipped (the oldest
+/// rows), so the caller can say so.
+pub fn parse_event_table_bounded(
+    text: &str,
+    origin: Origin,
+) -> Result<(Vec<Event>, usize), ParseError> {
+    let (text, skipped) = newest_rows(text);
+    let events = parse_event_table_all(&text, origin)?;
+    Ok((events, skipped))
+}
+
+/// The table's first lines up to its header (and the dashes under it), then its last
+/// [`MAX_EVENT_LINES`] lines; the number of lines left out between.
+fn newest_rows(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    if lines <= MAX_EVENT_LINES + 64 {
+        return (std::borrow::Cow::Borrowed(text), 0);
+    }
+    // The header: the first line naming the columns (both layouts have Reason and Message).
+    let mut head_end = 0;
+    for (n, line) in text.split_inclusive('\n').enumerate().take(64) {
+        head_end += line.len();
+        let l = line.to_ascii_lowercase();
+        if l.contains("reason") && l.contains("message") {
+            // and the dashes under it, when there are
+            let rest = &text[head_end..];
+            if let Some(next) = rest.split_inclusive('\n').next() {
+                if next.trim_start().starts_with("----") {
+                    head_end += next.len();
+                }
+            }
+            let _ = n;
+            break;
+        }
+    }
+    let head_end = head_end.min(text.len());
+    // The start of the last MAX_EVENT_LINES lines.
+    let mut tail_start = text.len();
+    let mut seen = 0;
+    for i in memchr::memrchr_iter(b'\n', text[head_end..].as_bytes()) {
+        if i + head_end + 1 >= text.len() {
+            continue; // a trailing newline ends the last line
+        }
+        seen += 1;
+        tail_start = head_end + i + 1;
+        if seen == MAX_EVENT_LINES {
+            break;
+        }
+    }
+    let skipped_text = &text[head_end..tail_start];
+    let skipped = memchr::memchr_iter(b'\n', skipped_text.as_bytes()).count();
+    let mut out = String::with_capacity(head_end + text.len() - tail_start);
+    out.push_str(&text[..head_end]);
+    out.push_str(&text[tail_start..]);
+    (std::borrow::Cow::Owned(out), skipped)
+}
+
+fn parse_event_table_all(text: &str, origin: Origin) -> Result<Vec<Event>, ParseError> {
     let toks = tokenize(text);
     let headers = find_headers(text, &toks);
     if headers.is_empty() {

@@ -163,7 +163,84 @@ fn json_documents(text: &str, lead_lines: usize) -> Result<Vec<Value>, ParseErro
         .collect()
 }
 
+/// Nesting volmnt accepts in saved objects: Kubernetes objects are a few levels deep (a pod spec
+/// is under 20); YAML parsers take time quadratic in nesting (50,000 nested `[` took seconds),
+/// so deeper input is refused before any parse.
+pub const MAX_NESTING: usize = 256;
+
+/// Where `text` nests deeper than [`MAX_NESTING`] (1-based line and column), by a linear scan
+/// of flow brackets and of block sequences opened on one line (`- - - x`), outside quotes and
+/// comments.
+pub fn too_deep(text: &str) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut at_line_start = true;
+    let mut block = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        col += 1;
+        if b == b'\n' {
+            line += 1;
+            col = 0;
+            at_line_start = true;
+            block = 0;
+            if quote == Some(b'\'') || quote == Some(b'"') {
+                // quoted scalars may span lines; keep the quote open
+            }
+            i += 1;
+            continue;
+        }
+        match quote {
+            Some(q) => {
+                if q == b'"' && b == b'\\' {
+                    i += 2;
+                    col += 1;
+                    continue;
+                }
+                if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth + block > MAX_NESTING {
+                        return Some((line, col));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                b'-' if at_line_start && bytes.get(i + 1).is_some_and(|c| *c == b' ') => {
+                    block += 1;
+                    if depth + block > MAX_NESTING {
+                        return Some((line, col));
+                    }
+                }
+                b' ' | b'\t' => {}
+                _ => at_line_start = false,
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
 fn yaml_documents(text: &str, lead_lines: usize) -> Result<Vec<Value>, ParseError> {
+    if let Some((line, col)) = too_deep(text) {
+        return Err(ParseError::new(
+            WHAT,
+            format!("nested more than {MAX_NESTING} levels deep (column {col}); Kubernetes objects are not"),
+        )
+        .at(line + lead_lines));
+    }
     let mut out = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value = serde_yaml::Value::deserialize(doc).map_err(|e| yaml_error(&e, lead_lines))?;
@@ -210,6 +287,10 @@ fn first_json_value(text: &str) -> Option<Value> {
 }
 
 fn first_yaml_value(text: &str) -> Option<Value> {
+    if too_deep(text).is_some() {
+        // Not worth parsing to sniff: the parser's own error says why.
+        return Some(serde_json::json!({"apiVersion": "?", "kind": "?"}));
+    }
     serde_yaml::Deserializer::from_str(text)
         .map(serde_yaml::Value::deserialize)
         .find(|r| !matches!(r, Ok(serde_yaml::Value::Null)))?
