@@ -648,7 +648,7 @@ fn newest_rows(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
     // The start of the last MAX_EVENT_LINES lines.
     let mut tail_start = text.len();
     let mut seen = 0;
-    for i in memchr::memrchr_iter(b'\n', text[head_end..].as_bytes()) {
+    for i in memchr::memrchr_iter(b'\n', &text.as_bytes()[head_end..]) {
         if i + head_end + 1 >= text.len() {
             continue; // a trailing newline ends the last line
         }
