@@ -318,6 +318,7 @@ fn bench_log(entries: &[CorpusEntry], log_mib: usize, runs: usize) {
         let src = Source {
             label: "kubelet.log".into(),
             text: log.text.clone(),
+            log: None,
         };
         let reset = reset_hwm();
         let before = vm_kib("VmRSS");
@@ -474,6 +475,7 @@ fn breakdown(text: &str, opts: &Options) {
     let src = Source {
         label: "kubelet.log".into(),
         text: text.to_string(),
+        log: None,
     };
     let mut case = Case::default();
     step("offline::add_source (all of the above)", &mut || {

@@ -7,6 +7,7 @@ mod variants;
 
 mod adversarial;
 mod architecture;
+mod bounds;
 mod chart;
 mod completion_live;
 mod completions;

@@ -17,6 +17,20 @@ use crate::parse::{describe, events, klog, objects, rbd};
 pub struct Source {
     pub label: String,
     pub text: String,
+    /// A kubelet log or journal read as a stream (never held whole): its volume-failure
+    /// entries, the newest [`MAX_LOG_LINES`] of them. `text` is then empty.
+    pub log: Option<StreamedLog>,
+}
+
+/// What streaming a log kept.
+#[derive(Debug, Clone, Default)]
+pub struct StreamedLog {
+    pub kept: Vec<LogLine>,
+    /// Entries read in all, and of those about volume failures.
+    pub entries: usize,
+    pub matching: usize,
+    /// Invalid UTF-8 bytes replaced.
+    pub replaced: usize,
 }
 
 /// Read `path`: a file, `-` (stdin), or a directory (every file in it, sorted, such as one
@@ -44,31 +58,153 @@ pub fn read_inputs(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<V
     Ok(vec![read_input(path, max_bytes, stdin)?])
 }
 
-/// Read `path` (`-` = stdin) refusing more than `max_bytes`.
+/// How much of an input is read to tell whether it is a log to stream.
+const SNIFF_BYTES: usize = 64 * 1024;
+/// The window a streamed log is parsed in: memory stays at a few of these whatever its size.
+const STREAM_CHUNK: usize = 4 << 20;
+
+/// Read `path` (`-` = stdin) refusing more than `max_bytes`. A kubelet log or journal is not
+/// held whole: it is scanned in windows, keeping its volume-failure entries.
 pub fn read_input(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<Source> {
-    let (label, bytes) = if path == "-" {
-        let mut buf = Vec::new();
-        stdin
-            .take(max_bytes + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io("reading stdin", e))?;
-        ("stdin".to_string(), buf)
-    } else {
-        let meta = std::fs::metadata(path).map_err(|e| Error::io(format!("reading {path}"), e))?;
-        if meta.len() > max_bytes {
-            return Err(too_big(path, meta.len(), max_bytes));
-        }
-        let mut buf = Vec::with_capacity(meta.len() as usize);
-        std::fs::File::open(path)
-            .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut buf))
-            .map_err(|e| Error::io(format!("reading {path}"), e))?;
-        (path.to_string(), buf)
-    };
-    if bytes.len() as u64 > max_bytes {
-        return Err(too_big(&label, bytes.len() as u64, max_bytes));
+    if path == "-" {
+        return read_sniffed("stdin", stdin, max_bytes, None);
     }
-    let text = decode(&label, bytes)?;
-    Ok(Source { label, text })
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(format!("reading {path}"), e))?;
+    if meta.len() > max_bytes {
+        return Err(too_big(path, meta.len(), max_bytes));
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(format!("reading {path}"), e))?;
+    read_sniffed(path, &mut f, max_bytes, Some(meta.len()))
+}
+
+/// The first [`SNIFF_BYTES`] decide: a klog stream is scanned by [`stream_klog`], anything else
+/// is read whole (it is what the parsers need) within `max_bytes`.
+fn read_sniffed(
+    label: &str,
+    r: &mut dyn Read,
+    max_bytes: u64,
+    size: Option<u64>,
+) -> Result<Source> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut *r)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(format!("reading {label}"), e))?;
+    if head.len() == SNIFF_BYTES && !head.contains(&0) {
+        let sniff = String::from_utf8_lossy(&head);
+        // Cut at the last line break: a partial last line is not evidence.
+        let sniff = sniff.rsplit_once('\n').map_or(&*sniff, |(a, _)| a);
+        if klog::looks_like_klog(sniff) {
+            return stream_klog(label, head, r, max_bytes);
+        }
+    }
+    let mut bytes = head;
+    if let Some(n) = size {
+        bytes.reserve(n as usize);
+    }
+    r.take(max_bytes + 1 - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(format!("reading {label}"), e))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(label, bytes.len() as u64, max_bytes));
+    }
+    let text = decode(label, bytes)?;
+    Ok(Source {
+        label: label.to_string(),
+        text,
+        log: None,
+    })
+}
+
+/// Scan a kubelet log in windows of [`STREAM_CHUNK`] bytes, each cut before an entry's first
+/// line so no entry is split, keeping the entries about volume failures. Lines that cannot be
+/// about a volume are skipped by a literal prefilter before any parsing.
+fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> Result<Source> {
+    let mut log = StreamedLog::default();
+    let mut buf = head;
+    let mut read = buf.len() as u64;
+    let mut eof = false;
+    loop {
+        if !eof && buf.len() < STREAM_CHUNK {
+            let want = (STREAM_CHUNK - buf.len()) as u64;
+            let before = buf.len();
+            (&mut *r)
+                .take(want)
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::io(format!("reading {label}"), e))?;
+            read += (buf.len() - before) as u64;
+            if buf.len() - before < want as usize {
+                eof = true;
+            }
+            if read > max_bytes {
+                return Err(too_big(label, read, max_bytes));
+            }
+        }
+        if buf.is_empty() {
+            break;
+        }
+        // Where this window ends: before the last line that starts an entry (its continuation
+        // lines may still be unread), or everything at the end of the input.
+        let cut = if eof {
+            buf.len()
+        } else {
+            last_entry_start(&buf).unwrap_or(buf.len())
+        };
+        let cut = if cut == 0 { buf.len() } else { cut };
+        let window = &buf[..cut];
+        let text = String::from_utf8_lossy(window);
+        if let std::borrow::Cow::Owned(t) = &text {
+            log.replaced += t.matches('\u{FFFD}').count();
+        }
+        let entries = std::cell::Cell::new(0usize);
+        let kept = klog::parse_klog_prefiltered(
+            &text,
+            |first| {
+                entries.set(entries.get() + 1);
+                volume_words_in(first)
+            },
+            is_volume_log_line,
+        );
+        log.entries += entries.get();
+        log.matching += kept.len();
+        log.kept.extend(kept);
+        if log.kept.len() > 2 * MAX_LOG_LINES {
+            log.kept.drain(..log.kept.len() - MAX_LOG_LINES);
+        }
+        buf.drain(..cut);
+        if eof && buf.is_empty() {
+            break;
+        }
+    }
+    if log.replaced * 10_000 > read as usize {
+        return Err(Error::input(
+            label,
+            "is not UTF-8 text; convert it first, e.g. `iconv -f latin1 -t utf-8`",
+        ));
+    }
+    Ok(Source {
+        label: label.to_string(),
+        text: String::new(),
+        log: Some(log),
+    })
+}
+
+/// The offset of the last line in `buf` that begins a klog entry (after at least one complete
+/// line), searching back at most 4096 lines; `None` when there is none.
+fn last_entry_start(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    for _ in 0..4096 {
+        let start = memchr::memrchr(b'\n', &buf[..end.saturating_sub(1)]).map(|i| i + 1)?;
+        if start == 0 {
+            return None;
+        }
+        let line = String::from_utf8_lossy(&buf[start..end]);
+        if klog::parse_klog_line(line.trim_end_matches(['\n', '\r']), 0).is_some() {
+            return Some(start);
+        }
+        end = start;
+    }
+    None
 }
 
 fn too_big(label: &str, len: u64, max: u64) -> Error {
@@ -188,6 +324,34 @@ static RBD_IMAGE_ARG: LazyLock<Regex> = LazyLock::new(|| {
 
 use crate::parse::FAILURE_WORDS;
 
+/// The words a volume failure's first line always has one of ([`is_volume_log_line`]'s
+/// VOLUME_WORDS as literals, ASCII case-insensitive): entries whose first line has none are
+/// skipped before they are parsed.
+pub fn volume_words_in(first_line: &str) -> bool {
+    static AC: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build([
+                "volume",
+                "mount",
+                "attach",
+                "rbd",
+                "nfs",
+                "csi",
+                "iscsi",
+                "claim",
+                "disk",
+                "device",
+                "subpath",
+                "hostpath",
+                "configmap",
+                "secret",
+            ])
+            .expect("static automaton")
+    });
+    AC.is_match(first_line)
+}
+
 /// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
 pub fn is_volume_log_line(l: &LogLine) -> bool {
     static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
@@ -243,6 +407,33 @@ pub fn add_node_logs(case: &mut Case, node: &str) {
 
 /// Read one input into the case. Fails when nothing in it is recognised.
 pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
+    if let Some(log) = &src.log {
+        let mut kept = log.kept.clone();
+        if kept.len() > MAX_LOG_LINES {
+            kept.drain(..kept.len() - MAX_LOG_LINES);
+        }
+        if log.matching > kept.len() {
+            case.notes.push(format!(
+                "{}: kept the newest {} of {} volume-related log lines",
+                src.label,
+                kept.len(),
+                log.matching
+            ));
+        }
+        if log.replaced > 0 {
+            case.notes.push(format!(
+                "{}: {} invalid UTF-8 byte(s) replaced",
+                src.label, log.replaced
+            ));
+        }
+        let n = kept.len();
+        case.logs.extend(kept);
+        case.inputs.push(format!(
+            "{}: kubelet log ({n} of {} entries about volume failures; read as a stream)",
+            src.label, log.entries
+        ));
+        return Ok(());
+    }
     let mut recognised = Vec::new();
     let mut skipped = Vec::new();
     for (i, s) in sections(&src.text).iter().enumerate() {
@@ -338,10 +529,16 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     // A kubelet log first: it is the big input, and the checks below would scan all of it.
     if klog::looks_like_klog(text) {
         let mut total = 0usize;
-        let mut kept = klog::parse_klog_with(text, |l| {
-            total += 1;
-            is_volume_log_line(l)
-        });
+        let entries = std::cell::Cell::new(0usize);
+        let mut kept = klog::parse_klog_prefiltered(
+            text,
+            |first| {
+                entries.set(entries.get() + 1);
+                volume_words_in(first)
+            },
+            is_volume_log_line,
+        );
+        total += entries.get();
         if kept.len() > MAX_LOG_LINES {
             case.notes.push(format!(
                 "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",

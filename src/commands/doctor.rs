@@ -18,6 +18,7 @@ fn example_sources(e: Example) -> Vec<Source> {
     let src = |label: &str, text: &str| Source {
         label: format!("example:{label}"),
         text: text.to_string(),
+        log: None,
     };
     match e {
         Example::Nfs => vec![

@@ -61,14 +61,47 @@ pub fn parse_klog(text: &str) -> Vec<LogLine> {
 
 /// Like [`parse_klog`], keeping only the entries `keep` accepts; it sees each entry once,
 /// complete with its continuation lines, so a huge log never has to be held as entries.
-pub fn parse_klog_with(text: &str, mut keep: impl FnMut(&LogLine) -> bool) -> Vec<LogLine> {
+pub fn parse_klog_with(text: &str, keep: impl FnMut(&LogLine) -> bool) -> Vec<LogLine> {
+    parse_klog_prefiltered(text, |_| true, keep)
+}
+
+/// Like [`parse_klog_with`], but an entry whose first line's message `worth` rejects is skipped
+/// with its continuation lines before anything is allocated for it: on a big log, most entries
+/// cost one header check.
+pub fn parse_klog_prefiltered(
+    text: &str,
+    worth: impl Fn(&str) -> bool,
+    mut keep: impl FnMut(&LogLine) -> bool,
+) -> Vec<LogLine> {
     let mut out = Vec::new();
     let mut current: Option<Entry<'_>> = None;
+    // Inside an entry that was skipped: its continuation lines are skipped too.
+    let mut skipping: Option<Option<Prefix<'_>>> = None;
     for (idx, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        match classify(line) {
+        let kind = classify(line);
+        if let Some(stream) = &skipping {
+            match &kind {
+                Kind::Entry(..) => skipping = None,
+                Kind::PrefixedText(p, _)
+                    if stream.is_some_and(|s| s.host == p.host && s.ident == p.ident) =>
+                {
+                    continue
+                }
+                Kind::PrefixedText(..) => {
+                    skipping = None;
+                    continue;
+                }
+                Kind::Plain => continue,
+            }
+        }
+        match kind {
             Kind::Entry(h, prefix) => {
                 finish(current.take(), &mut out, &mut keep);
+                if !worth(h.message) {
+                    skipping = Some(prefix);
+                    continue;
+                }
                 current = Some(Entry::new(h, prefix, idx + 1));
             }
             Kind::PrefixedText(prefix, rest) => {

@@ -401,6 +401,7 @@ mod tests {
             let src = Source {
                 label: label.into(),
                 text: text.into(),
+                log: None,
             };
             add_source(&mut case, &src).unwrap();
         }
