@@ -28,6 +28,8 @@ pub fn run(c: &RbdCommand, g: &Global) -> Result<ExitCode> {
 /// What status and unlock both read.
 #[derive(Serialize)]
 struct Situation {
+    /// The version of the document's shape (schema/volmnt.schema.json, rbd_status/rbd_unlock).
+    schema_version: u32,
     image: ImageSpec,
     /// Where the image name came from, when --pod/--pvc found it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,6 +116,7 @@ async fn situation(target: &Target, ca: &CephArgs, g: &Global) -> Result<Situati
         _ => None,
     };
     Ok(Situation {
+        schema_version: crate::model::report::SCHEMA_VERSION,
         image,
         found_from,
         cluster_id,
