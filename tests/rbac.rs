@@ -299,7 +299,20 @@ fn every_request_volmnt_sends_is_allowed_by_deploy_rbac() {
                     let _ = std::process::Command::new("kill")
                         .args(["-TERM", &self.0.id().to_string()])
                         .status();
-                    let _ = self.0.wait();
+                    // Bounded: a watch that ignores SIGTERM fails this test, it does not
+                    // hold the whole run.
+                    let t = std::time::Instant::now();
+                    while self.0.try_wait().ok().flatten().is_none() {
+                        if t.elapsed() > std::time::Duration::from_secs(20) {
+                            let _ = self.0.kill();
+                            let _ = self.0.wait();
+                            if !std::thread::panicking() {
+                                panic!("volmnt watch did not stop within 20 s of SIGTERM");
+                            }
+                            return;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    }
                 }
             }
             let _child = Stop(

@@ -135,16 +135,50 @@ pub fn run_cmd(c: &mut Command, stdin: Option<&[u8]>) -> Out {
             let _ = pipe.write_all(&bytes);
         })
     });
-    let out = child.wait_with_output().expect("wait for volmnt");
+    let drain = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout pipe")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr pipe")));
+    // A run that hangs fails its test, with what it printed, instead of holding CI until its
+    // time is up. No run of the suite comes near this (the slowest take a few seconds).
+    let limit = std::time::Duration::from_secs(RUN_LIMIT_SECS);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for volmnt") {
+            break Some(s);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
     if let Some(w) = writer {
         w.join().expect("stdin writer");
     }
+    let stdout = stdout.join().expect("stdout reader");
+    let stderr = String::from_utf8_lossy(&stderr.join().expect("stderr reader")).into_owned();
+    let Some(status) = status else {
+        panic!(
+            "volmnt {:?} did not finish within {RUN_LIMIT_SECS} s; killed. stderr:\n{stderr}",
+            c.get_args().collect::<Vec<_>>()
+        );
+    };
     Out {
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
+        stderr,
+        code: status.code().unwrap_or(-1),
     }
 }
+
+/// The longest one run of the binary may take in a test before it is killed and the test fails.
+pub const RUN_LIMIT_SECS: u64 = 180;
 
 /// A directory of the test's own under the system temp dir, removed when dropped.
 pub struct TempDir {

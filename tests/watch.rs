@@ -323,6 +323,48 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
     drop(w);
 }
 
+/// Regression (CI hung for an hour in tests/rbac.rs): a SIGTERM that arrived while the watch
+/// was busy diagnosing (no signal listener polled at that moment) was swallowed, and the
+/// controller never stopped. Here the Event patch is slowed to 2 s and the signal lands in it.
+#[test]
+fn sigterm_while_diagnosing_still_stops_the_watch() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    // The default lease timings: a 2 s response must not cost the leadership here.
+    let mut w = c.watch(&[
+        "-A",
+        "--min-age",
+        "1s",
+        "--listen",
+        "127.0.0.1:0",
+        "--event-refresh",
+        "100ms",
+    ]);
+    wait_until(
+        "both stuck pods get their Event",
+        Duration::from_secs(20),
+        || c.diagnoses().len() == 2,
+    );
+    let patches = || {
+        c.api
+            .requests()
+            .iter()
+            .filter(|r| r.resource == "events" && r.verb == "patch")
+            .count()
+    };
+    let before = patches();
+    c.api.set_latency(Duration::from_secs(2));
+    std::thread::sleep(Duration::from_millis(200));
+    kubelet_repeats(&c.api, &failed_mounts(&c.api, POD_A)[0]);
+    // The watch sees the repeat at once (its stream is open) and sends the patch, which the
+    // server holds for 2 s: the signal comes in the middle of it.
+    std::thread::sleep(Duration::from_millis(700));
+    let code = w.terminate();
+    assert_eq!(code, 0, "{}", w.log());
+    assert!(w.log().contains("terminated: stopping"), "{}", w.log());
+    // The diagnosis in flight was finished, not cut: the patch reached the server.
+    assert!(patches() > before, "{}", w.log());
+}
+
 #[test]
 fn a_pod_that_recovers_gets_no_more_events_and_leaves_the_metrics() {
     let c = Cluster::start("nfs-client-missing", Options::new());

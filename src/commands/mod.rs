@@ -103,26 +103,86 @@ pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectO
     }
 }
 
-/// Ctrl-C (SIGINT) or SIGTERM, whichever comes first.
-pub(crate) async fn interrupted() -> &'static str {
+/// The signal that asked volmnt to stop (SIGINT 2 or SIGTERM 15), 0 while none has.
+///
+/// A process-wide latch, set by a signal handler installed once: a signal that arrives while no
+/// `interrupted()` future is being polled (a watch busy diagnosing, a node-check round between
+/// two selects, another runtime) is kept, not lost. tokio's `signal()` listeners only see
+/// signals that arrive after each listener was created, and once tokio has installed its
+/// handler the default action (exit) is gone: a SIGTERM in such a gap was swallowed and
+/// `volmnt watch` never stopped.
+static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Installs the latch's handlers for SIGINT and SIGTERM (once per process).
+fn install_stop_latch() {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return "interrupted";
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            for sig in [2, 15] {
+                // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+                let installed = unsafe {
+                    signal_hook_registry::register(sig, move || {
+                        STOP_SIGNAL.store(sig, std::sync::atomic::Ordering::SeqCst)
+                    })
+                };
+                if let Err(e) = installed {
+                    eprintln!("volmnt: cannot watch for signal {sig}: {e}");
+                }
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => "interrupted",
-            _ = term.recv() => "terminated",
-        }
+        });
     }
+}
+
+/// Ctrl-C (SIGINT) or SIGTERM, whichever came first, including one that arrived before this
+/// future was created (once any `interrupted()` has run in this process).
+pub(crate) async fn interrupted() -> &'static str {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
-        "interrupted"
+        return "interrupted";
+    }
+    install_stop_latch();
+    loop {
+        match STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst) {
+            15 => return "terminated",
+            0 => {}
+            _ => return "interrupted",
+        }
+        // A signal handler cannot wake a future; 50 ms is well under what a person notices.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::interrupted;
+    use std::time::Duration;
+
+    extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+        fn getpid() -> i32;
+    }
+
+    /// The gap that hung a `volmnt watch`: the signal comes while no `interrupted()` future
+    /// exists (the one that installed the handler is gone, the next is not made yet). It must
+    /// be seen by the next one. (No other unit test in this process waits for a signal.)
+    #[test]
+    fn a_signal_that_arrives_while_nobody_listens_is_kept() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let none_yet = rt.block_on(async {
+            tokio::time::timeout(Duration::from_millis(20), interrupted()).await
+        });
+        assert!(none_yet.is_err(), "no signal was sent yet");
+        // SAFETY: plain libc calls; the handler installed above only sets an atomic.
+        assert_eq!(unsafe { kill(getpid(), 15) }, 0);
+        // Let the runtime's drivers run (and dispatch the signal, were they the ones to).
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(100)).await });
+        let got = rt
+            .block_on(async { tokio::time::timeout(Duration::from_secs(5), interrupted()).await });
+        assert_eq!(got.expect("the signal was lost"), "terminated");
     }
 }
