@@ -288,7 +288,7 @@ fn five_thousand_pods_with_300_stuck_fit_a_screen_naming_each_root_object() {
     let lines: Vec<&str> = text.stdout.lines().collect();
     assert!(lines.len() <= 60, "{} lines:\n{}", lines.len(), text.stdout);
     assert!(
-        lines[0].starts_with("STUCK 300 pod(s) in (all namespaces)"),
+        lines[0].starts_with("STUCK 300 pod(s) in all namespaces"),
         "{}",
         text.stdout
     );

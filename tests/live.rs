@@ -467,7 +467,7 @@ fn doctor_namespace_groups_stuck_pods_by_cause_and_root_object() {
     let text = live.run(&["doctor", "namespace", "-n", "ops-test", "--min-age", "1s"]);
     let lines: Vec<&str> = text.stdout.lines().collect();
     assert!(
-        lines[0].starts_with("STUCK 2 pod(s) in ops-test"),
+        lines[0].starts_with("STUCK 2 pod(s) in namespace ops-test"),
         "{}",
         text.stdout
     );

@@ -441,16 +441,17 @@ enum Shown {
 fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Shown) -> String {
     let mut out = String::new();
     let label = doc.status.label();
+    let scope = if doc.scope.starts_with('(') {
+        "all namespaces".to_string()
+    } else {
+        format!("namespace {}", doc.scope)
+    };
     if doc.stuck_pods == 0 {
-        out.push_str(&format!(
-            "{label} no pod in {} is stuck on a volume\n",
-            doc.scope
-        ));
+        out.push_str(&format!("{label} no pod in {scope} is stuck on a volume\n"));
     } else {
         out.push_str(&format!(
-            "{label} {} pod(s) in {} are stuck on volumes: {} root cause(s)\n",
+            "{label} {} pod(s) in {scope} are stuck on volumes: {} root cause(s)\n",
             doc.stuck_pods,
-            doc.scope,
             doc.groups.len()
         ));
     }
