@@ -352,12 +352,27 @@ fn sigterm_while_diagnosing_still_stops_the_watch() {
             .count()
     };
     let before = patches();
+    // Event times have whole seconds: let the Event be older than --event-refresh first, so
+    // the repeat below is written as an update.
+    std::thread::sleep(Duration::from_millis(1100));
     c.api.set_latency(Duration::from_secs(2));
-    std::thread::sleep(Duration::from_millis(200));
+    let event_patches = || {
+        c.api
+            .writes_received()
+            .iter()
+            .filter(|w| w.starts_with("PATCH ") && w.contains("/events/"))
+            .count()
+    };
+    let sent = event_patches();
     kubelet_repeats(&c.api, &failed_mounts(&c.api, POD_A)[0]);
-    // The watch sees the repeat at once (its stream is open) and sends the patch, which the
-    // server holds for 2 s: the signal comes in the middle of it.
-    std::thread::sleep(Duration::from_millis(700));
+    // The watch sees the repeat (its stream is open) and sends the patch, which the server
+    // holds for 2 s: the signal comes while it waits for the answer, inside the diagnosis.
+    wait_until(
+        "the watch sends its Event update",
+        Duration::from_secs(20),
+        || event_patches() > sent,
+    );
+    std::thread::sleep(Duration::from_millis(100));
     let code = w.terminate();
     assert_eq!(code, 0, "{}", w.log());
     assert!(w.log().contains("terminated: stopping"), "{}", w.log());

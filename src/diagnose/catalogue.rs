@@ -113,6 +113,11 @@ pub struct PatternDef {
     /// Only counts when the mount options include one outside the known lists.
     #[serde(default)]
     pub unusual_options: bool,
+    /// Look-alikes: causes the same words are printed for (from the sources). Each is offered
+    /// beside this pattern's cause, a little lower, so the confirm steps can tell them apart;
+    /// a pattern with look-alikes stays under 0.8 (checked when the catalogue is loaded).
+    #[serde(default)]
+    pub also: Vec<String>,
 }
 
 /// One cause: what it is, how to confirm it, what to run, how to recognise it.
@@ -301,6 +306,11 @@ pub const TARGET_KINDS: &[&str] = &[
     "device",
 ];
 
+/// The highest confidence a message that fits several causes may give one of them.
+pub const LOOKALIKE_MAX: f64 = 0.8;
+/// How far below the pattern's own cause its look-alikes are offered.
+pub const LOOKALIKE_GAP: f64 = 0.1;
+
 impl Catalogue {
     /// Parse and check a knowledge document. Used once for the embedded file; tests feed others.
     pub fn from_yaml(text: &str) -> Result<Catalogue, String> {
@@ -351,6 +361,20 @@ impl Catalogue {
             check_steps(&c.id, &c.remediation, !c.confirm.is_empty(), "remediation")?;
         }
         for c in &k.causes {
+            for p in &c.patterns {
+                for other in &p.also {
+                    if !seen.contains(other.as_str()) || other == &c.id {
+                        return Err(format!("{}: `also` names {other}, not another cause", c.id));
+                    }
+                }
+                if !p.also.is_empty() && p.confidence >= LOOKALIKE_MAX {
+                    return Err(format!(
+                        "{}: a pattern with look-alikes ({}) cannot tell them apart, so its confidence must stay under {LOOKALIKE_MAX}",
+                        c.id,
+                        p.also.join(", ")
+                    ));
+                }
+            }
             for other in &c.consequence_of {
                 if !seen.contains(other.as_str()) {
                     return Err(format!(

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::catalogue::{catalogue, FsFamily};
+use super::catalogue::{catalogue, FsFamily, LOOKALIKE_GAP};
 use super::context::MsgContext;
 
 /// A cause a message points at, with the text that matched.
@@ -18,6 +18,8 @@ pub struct Candidate {
     pub quote: String,
     /// Byte range of the match in the normalised message.
     pub at: (usize, usize),
+    /// Offered as a look-alike of this cause (the same words fit both), not matched itself.
+    pub lookalike_of: Option<usize>,
 }
 
 impl Candidate {
@@ -89,11 +91,27 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
             symptom: d.symptom || cat.causes[p.cause].symptom,
             quote,
             at,
+            lookalike_of: None,
         };
-        match best.iter_mut().find(|c| c.cause == p.cause) {
-            Some(c) if c.confidence < cand.confidence => *c = cand,
-            Some(_) => {}
-            None => best.push(cand),
+        let lookalikes: Vec<Candidate> = d
+            .also
+            .iter()
+            .filter_map(|id| cat.cause_index(id))
+            .map(|i| Candidate {
+                cause: i,
+                confidence: (d.confidence - LOOKALIKE_GAP).max(0.0),
+                symptom: cat.causes[i].symptom,
+                quote: cand.quote.clone(),
+                at: cand.at,
+                lookalike_of: Some(p.cause),
+            })
+            .collect();
+        for cand in std::iter::once(cand).chain(lookalikes) {
+            match best.iter_mut().find(|c| c.cause == cand.cause) {
+                Some(c) if c.confidence < cand.confidence => *c = cand,
+                Some(_) => {}
+                None => best.push(cand),
+            }
         }
     }
     // A family known from context that contradicts a cause's own family lowers it: an NFS

@@ -83,6 +83,8 @@ pub struct Acc {
     pub ctx: Option<MsgContext>,
     /// Names for the command templates (`image`, `lock_id`, ...), set by rules.
     pub vars: BTreeMap<&'static str, String>,
+    /// Only offered as a look-alike of this cause (no message matched it directly).
+    pub lookalike_of: Option<usize>,
 }
 
 /// Most evidence lines one finding keeps (the rest only repeat them).
@@ -802,12 +804,16 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
                     cause: c.cause,
                     confidence: c.confidence,
                     symptom: c.symptom,
+                    lookalike_of: c.lookalike_of,
                     ..Acc::default()
                 });
                 accs.list.len() - 1
             }
         };
         let a = &mut accs.list[pos];
+        if c.lookalike_of.is_none() {
+            a.lookalike_of = None;
+        }
         a.symptom &= c.symptom;
         a.origins.insert(origin_kind);
         if let Some(t) = m.last_seen {
@@ -961,6 +967,15 @@ fn finish(
                 e.text = clip(&e.text, 600);
                 e
             }));
+            if let Some(of) = a.lookalike_of {
+                evidence.push(Evidence::fact(
+                    "knowledge",
+                    format!(
+                        "the same words are printed for: {} ({}); the Confirm steps tell the two apart",
+                        cat.causes[of].title, cat.causes[of].id
+                    ),
+                ));
+            }
             let (confirm, remediation, withheld) =
                 vetted_steps(def, &vars, os, fs, opts, case, live);
             Finding {

@@ -480,6 +480,16 @@ impl FakeApi {
             .clone()
     }
 
+    /// Writes (POST, PUT, PATCH, DELETE) received so far as `METHOD path`, noted on arrival:
+    /// before the injected latency, and before they are answered and recorded in `requests`.
+    pub fn writes_received(&self) -> Vec<String> {
+        self.shared
+            .writes_received
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The peak number of requests being handled at the same time.
     pub fn max_in_flight(&self) -> usize {
         self.shared.max_in_flight.load(Ordering::SeqCst)
@@ -1168,6 +1178,7 @@ struct Shared {
     requests: Mutex<Vec<Request>>,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    writes_received: Mutex<Vec<String>>,
     events: broadcast::Sender<WatchEvent>,
     addr: SocketAddr,
     seq: AtomicU64,
@@ -1329,6 +1340,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         requests: Mutex::new(Vec::new()),
         in_flight: AtomicUsize::new(0),
         max_in_flight: AtomicUsize::new(0),
+        writes_received: Mutex::new(Vec::new()),
         events,
         addr,
         seq: AtomicU64::new(0),
@@ -1502,6 +1514,13 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Response<
     let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let (parts, body) = req.into_parts();
+    if !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        shared
+            .writes_received
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!("{} {}", parts.method, parts.uri.path()));
+    }
     let body = body
         .collect()
         .await
