@@ -257,8 +257,8 @@ fn corpus_accuracy_on_tune_and_holdout() {
 /// Issue 8's goal for messages never tuned on.
 const HOLDOUT_GOAL: f64 = 90.0;
 /// What the holdout may not fall below (raise it when the figure rises; never lower it).
-const HOLDOUT_FLOOR: f64 = 52.0;
-const HOLDOUT_MAX_CONFIDENT_WRONG: usize = 10;
+const HOLDOUT_FLOOR: f64 = 56.0;
+const HOLDOUT_MAX_CONFIDENT_WRONG: usize = 9;
 
 /// Issue 8's acceptance bar, kept as a test that states it; not met yet, so not in CI's run.
 #[test]

@@ -371,3 +371,129 @@ fn an_operation_with_an_unknown_reason_is_never_a_bare_unknown() {
         assert_eq!(r.diagnosis, volmnt::diagnose::Diagnosis::Inconclusive, "{msg}");
     }
 }
+
+/// The causes added from the sources (util-linux 2.40+, nfs-utils, the kernel's own lines,
+/// kubelet's operation generator, CSI drivers): one wording each, written as the source prints
+/// it with this case's names filled in.
+#[test]
+fn families_read_from_the_sources() {
+    let cases: &[(&str, &str)] = &[
+        // util-linux 2.40 / 2.41 (fsconfig) without mount.nfs; kernel fs/nfs/fs_context.c.
+        ("nfs_client_missing", "Output: mount: /var/lib/kubelet/pods/0b6e/volumes/kubernetes.io~nfs/data: fsconfig system call failed: NFS: mount program didn't pass remote address."),
+        ("nfs_client_missing", "Output: mount: /mnt/data: fsconfig() failed: NFS: mount program didn't pass remote address."),
+        // Kernel SMB client when mount.cifs is missing (util-linux hands it the UNC name).
+        ("fs_helper_missing", "kernel: CIFS: VFS: Unable to determine destination address"),
+        // nfs-utils mount_error default branch: ENODEV, no nfs module.
+        ("kernel_module_missing", "Output: mount.nfs: No such device"),
+        ("kernel_module_missing", "iscsiadm: initiator reported error (12 - iSCSI driver not found. Please make sure it is loaded, and retry the operation)"),
+        ("kernel_module_missing", "Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: unknown filesystem type 'xfs'."),
+        // kubelet operation_generator.go checkNodeAffinity; the scheduler's volumebinding.
+        ("pv_node_affinity_conflict", "MountVolume.NodeAffinity check failed for volume \"pvc-7f3a\" : no matching NodeSelectorTerms"),
+        ("pv_node_affinity_conflict", "0/3 nodes are available: 3 node(s) had volume node affinity conflict."),
+        ("pv_node_affinity_conflict", "rpc error: code = Internal desc = verifyMount: volume is owned by different node"),
+        // kubelet DSW populator.
+        ("volume_mode_mismatch", "error processing PVC shop/data: volume data has volumeMode Block, but is specified in volumeMounts"),
+        // libceph auth; librados.
+        ("ceph_auth_failed", "libceph: auth method 'x' error -13"),
+        ("ceph_auth_failed", "librados: client.csi-rbd-node authentication error (13) Permission denied"),
+        // mount-utils IsCorruptedMnt (ENOTCONN).
+        ("fuse_mount_broken", "MountVolume.SetUp failed for volume \"s3\" : stat /var/lib/kubelet/pods/0b6e/volumes/kubernetes.io~csi/s3/mount: transport endpoint is not connected"),
+        // nfs-utils mountd.c: a path without its leading slash is refused as access denied.
+        ("nfs_export_missing", "Output: mount.nfs: access denied by server while mounting 192.168.50.1:data/share"),
+        ("nfs_export_missing", "mount.nfs: mounting nas:/vol/gone failed, reason given by server: No such file or directory"),
+        ("nfs_export_missing", "kernel: NFS4: Couldn't follow remote path"),
+        // nfs-utils support/export/auth.c (server log).
+        ("nfs_access_denied", "rpc.mountd[812]: refused mount request from 10.0.0.21 for /exports/data (/exports/data): unmatched host"),
+        // linux fs/lockd/mon.c.
+        ("nfs_statd_missing", "kernel: lockd: cannot monitor 10.0.0.9"),
+        // kubelet ReadWriteOncePod; azuredisk; DigitalOcean.
+        ("multi_attach", "MountVolume.SetUp failed for volume \"pvc-1\" : volume uses the ReadWriteOncePod access mode and is already in use by another pod"),
+        ("multi_attach", "AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = disk(/subscriptions/x/disks/pvc-1) already attached to node(/subscriptions/x/vm-a), could not be attached to node(vm-b)"),
+        ("multi_attach", "rpc error: code = FailedPrecondition desc = volume \"0a1b\" is attached to the wrong droplet (123), detach the volume to fix it"),
+        // aws-ebs node.go; kubernetes MapVolume.
+        ("device_missing", "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = NotFound desc = Failed to find device path /dev/xvdba. no device path for device \"/dev/xvdba\" volume \"vol-0abc\" found"),
+        ("device_missing", "Output: mount: /mnt: can't find UUID=3f1c0a9e-1111-2222-3333-444455556666."),
+        // mount-utils formatAndMountSensitive; pkg/util/mount (1.7-1.19).
+        ("block_fs_corrupt_or_unformatted", "MountVolume.MountDevice failed for volume \"pvc-1\" : cannot mount unformatted disk /dev/sdc as we are manipulating it in read-only mode"),
+        ("block_fs_corrupt_or_unformatted", "failed to mount the volume as \"ext4\", it already contains xfs. Mount error: mount failed: exit status 32"),
+        ("block_fs_corrupt_or_unformatted", "kernel: XFS (sdc): SB validate failed with error -117."),
+        // ext4 super.c ext4_load_journal.
+        ("readonly_or_io_error", "kernel: EXT4-fs (sdd): write access unavailable, cannot proceed (try mounting with noload)"),
+        // util-linux / nfs-utils option parsing; kubelet MountOptionSupport.
+        ("invalid_mount_option", "Output: mount: /mnt: failed to parse mount options 'rw,bogus=': Invalid argument."),
+        ("invalid_mount_option", "MountVolume.MountOptionSupport check failed for volume \"cm\" : mount options are not supported for this volume type"),
+        // csi-lib-utils / node-driver-registrar / external-provisioner.
+        ("csi_driver_not_registered", "RegisterPlugin error -- plugin registration failed with err: rpc error: code = Unavailable desc = connection error"),
+        ("csi_driver_not_registered", "failed to provision volume with StorageClass \"fast\": error generating accessibility requirements: no available topology found"),
+        // kubernetes csi_attacher.go (1.31+).
+        ("attach_timeout", "MountVolume.WaitForAttach failed for volume \"pvc-1\" : volume vol-1 is not attached for volume attachment csi-0a1b2c"),
+        ("csi_operation_pending", "AttachVolume.Attach failed for volume \"pvc-1\" : volume attachment is being deleted"),
+        // Kernel SMB client, mount.ceph, open-iscsi, the rbd CLI.
+        ("storage_backend_unreachable", "kernel: CIFS: VFS: Error connecting to socket. Aborting operation."),
+        ("storage_backend_unreachable", "Output: mount error 110 = Connection timed out"),
+        ("storage_backend_unreachable", "iscsid: Kernel reported iSCSI connection 1:0 error (1020 - ISCSI_ERR_TCP_CONN_CLOSE: TCP connection closed) state (3)"),
+        ("smb_share_not_found", "kernel: CIFS: VFS: BAD_NETWORK_NAME: \\\\files\\team"),
+        ("smb_access_denied", "kernel: CIFS: VFS: \\\\files failed to connect to IPC (rc=-13)"),
+        ("storage_backend_error", "Output: mount error: no mds server is up or the cluster is laggy"),
+        ("storage_backend_error", "iscsid: session 3 login rejected: Initiator failed authentication with target"),
+        // ceph-csi credentials.go.
+        ("configmap_or_secret_missing", "rpc error: code = InvalidArgument desc = stage secrets cannot be nil or empty"),
+        // Cloud APIs refusing the attach.
+        ("attach_failed_cloud", "rpc error: code = Internal desc = Could not attach volume \"vol-1\" to node \"i-1\": RequestLimitExceeded: Request limit exceeded."),
+        ("attach_failed_cloud", "rpc error: code = ResourceExhausted desc = failed to publish volume: max number of attachments per server reached"),
+    ];
+    for (cause, msg) in cases {
+        expect(cause, msg);
+    }
+}
+
+/// A message that fits several causes names them all, close together and under 0.8, with the
+/// steps that tell them apart; the one its words point at most comes first.
+#[test]
+fn look_alikes_are_offered_side_by_side_under_0_8() {
+    for (msg, first, others) in [
+        (
+            "Output: mount.nfs: access denied by server while mounting 10.0.0.9:/exports/data",
+            "nfs_access_denied",
+            &["nfs_export_missing", "nfs_version_unsupported"][..],
+        ),
+        (
+            "MountVolume.MountDevice failed for volume \"pvc-1\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t xfs -o defaults /dev/sdc /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount\nOutput: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: wrong fs type, bad option, bad superblock on /dev/sdc, missing codepage or helper program, or other error.",
+            "block_fs_corrupt_or_unformatted",
+            &["xfs_duplicate_uuid", "fs_features_unsupported_by_kernel"][..],
+        ),
+        (
+            "MountVolume.MountDevice failed for volume \"pvc-1\" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name rbd.csi.ceph.com not found in the list of registered CSI drivers",
+            "csi_driver_not_registered",
+            &["kubelet_dir_or_propagation"][..],
+        ),
+        (
+            "MountVolume.MountDevice failed for volume \"pvc-1\" : rpc error: code = Internal desc = rbd image kube/csi-vol-1 is still being used",
+            "rbd_watcher_stale",
+            &["multi_attach"][..],
+        ),
+    ] {
+        let r = explain("variant", msg, &Options::default());
+        let ids: Vec<&str> = r.findings.iter().map(|f| f.cause.as_str()).collect();
+        assert_eq!(ids.first().copied(), Some(first), "{msg}: {ids:?}");
+        assert!(r.findings[0].confidence < 0.8, "{msg}: {}", r.findings[0].confidence);
+        for o in others {
+            let f = r
+                .findings
+                .iter()
+                .find(|f| f.cause == *o)
+                .unwrap_or_else(|| panic!("{msg}: no look-alike {o} in {ids:?}"));
+            assert!(
+                r.findings[0].confidence - f.confidence <= 0.15,
+                "{o} is not close: {} vs {}",
+                f.confidence,
+                r.findings[0].confidence
+            );
+            assert!(
+                f.evidence.iter().any(|e| e.contains("the same words are printed for")),
+                "{o} does not say it is a look-alike: {:?}",
+                f.evidence
+            );
+        }
+    }
+}
