@@ -497,3 +497,23 @@ fn look_alikes_are_offered_side_by_side_under_0_8() {
         }
     }
 }
+
+/// A helper's or the kernel's own line volmnt has no rule for is still not a bare "unknown":
+/// it says the quoted line is the reason and where the other half is (the kernel's log).
+#[test]
+fn an_unknown_reason_in_mounts_own_words_is_structural_not_unknown() {
+    for msg in [
+        "Output: mount.nfs: mount(2): Some new reason",
+        "Output: mount error(125): Operation canceled",
+        "Output: mount: /var/lib/kubelet/pods/0b6e/volumes/kubernetes.io~csi/pvc-1/mount: some new reason.",
+        "kernel: XFS (sdc): something nobody has written a rule for",
+    ] {
+        assert_eq!(top(msg), "mount_output_unrecognised", "{msg}");
+        let r = explain("variant", msg, &Options::default());
+        assert_eq!(
+            r.diagnosis,
+            volmnt::diagnose::Diagnosis::Inconclusive,
+            "{msg}"
+        );
+    }
+}
