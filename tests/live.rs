@@ -346,6 +346,59 @@ fn a_healthy_pod_exits_zero() {
     assert_eq!(r["status"], "ok");
 }
 
+/// Issue 10: on a real kubelet a Running pod whose only event was an unrelated warning was
+/// reported as a problem. DNS, probes and image pulls are not volume problems: OK, exit 0.
+#[test]
+fn a_running_pod_with_only_unrelated_warnings_is_ok() {
+    let live = Live::start("healthy", "default", Options::new());
+    let pod = "nfs-busybox-rbzb24tz6g-scfkt";
+    let uid = "b6072337-f086-4f06-b15c-3c06aa57c9ad";
+    // kubelet pkg/kubelet/network/dns/dns.go, pkg/kubelet/prober, pkg/kubelet/images: the
+    // reasons and wordings these components record.
+    for (name, reason, message) in [
+        (
+            "dns",
+            "MissingClusterDNS",
+            format!("pod: \"{pod}_default({uid})\". kubelet does not have ClusterDNS IP configured and cannot create Pod using \"ClusterFirst\" policy. Falling back to \"Default\" policy."),
+        ),
+        (
+            "probe",
+            "Unhealthy",
+            "Readiness probe failed: Get \"http://10.244.1.7:8080/healthz\": dial tcp 10.244.1.7:8080: connect: connection refused".to_string(),
+        ),
+        (
+            "pull",
+            "Failed",
+            "Failed to pull image \"busybox:nope\": rpc error: code = NotFound desc = failed to pull and unpack image".to_string(),
+        ),
+    ] {
+        live.api.apply(serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": format!("{pod}.{name}"), "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default", "uid": uid},
+            "reason": reason,
+            "message": message,
+            "type": "Warning",
+            "count": 3,
+            "firstTimestamp": "2026-11-21T10:06:00Z",
+            "lastTimestamp": "2026-11-21T10:09:00Z",
+            "source": {"component": "kubelet", "host": "k8s-node-01"},
+        }));
+    }
+    let (out, r) = live.doctor(pod, "default");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(r["status"], "ok", "{}", out.stdout);
+    assert!(
+        r["findings"].as_array().unwrap().is_empty(),
+        "{}",
+        out.stdout
+    );
+    let text = live.run(&["doctor", "pod", pod, "-n", "default"]);
+    assert_eq!(text.code, 0);
+    assert!(text.stdout.starts_with("OK "), "{}", text.stdout);
+}
+
 #[test]
 fn a_pod_that_does_not_exist_is_an_input_error() {
     let live = Live::start("nfs-client-missing", "ops-test", Options::new());

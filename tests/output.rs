@@ -440,3 +440,135 @@ fn junit_is_refused_up_front_where_it_means_nothing() {
         );
     }
 }
+
+/// Issue 10, evidence worth reading: the text follows the terminal's width (COLUMNS), except
+/// `$` lines, which stay whole so they can be pasted.
+#[test]
+fn text_is_wrapped_to_the_width_and_commands_stay_whole() {
+    let narrow = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "--example", "nfs"])
+            .env("COLUMNS", "60"),
+        None,
+    );
+    assert_eq!(narrow.code, 1, "{}", narrow.stderr);
+    let long: Vec<&str> = narrow
+        .stdout
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("$ ") && l.chars().count() > 60)
+        // A single word wider than the terminal (a path) stays whole.
+        .filter(|l| l.split_whitespace().nth(1).is_some() || !l.starts_with(' '))
+        .collect();
+    // The verdict line is one line by design (`head -1` is the verdict): everything else wraps.
+    assert!(
+        long.iter().all(|l| l.starts_with("STUCK ")),
+        "lines wider than 60: {long:#?}"
+    );
+    let pasted: Vec<&str> = narrow
+        .stdout
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("$ "))
+        .collect();
+    assert!(
+        pasted.contains(&"$ sudo yum install -y nfs-utils"),
+        "{pasted:?}"
+    );
+    let wide = run_cmd(
+        cmd()
+            .args(["doctor", "pod", "--example", "nfs"])
+            .env("COLUMNS", "140"),
+        None,
+    );
+    assert!(
+        wide.stdout.lines().count() < narrow.stdout.lines().count(),
+        "a wider terminal gives fewer lines"
+    );
+}
+
+/// Issue 10: how volmnt got there (the filesystem family, from where) is shown under -v only.
+#[test]
+fn reasoning_lines_only_under_verbose() {
+    let plain = run(&["doctor", "pod", "--example", "nfs"]);
+    assert!(!plain.stdout.contains("Reasoning"), "{}", plain.stdout);
+    let verbose = run(&["doctor", "pod", "--example", "nfs", "-v"]);
+    assert!(verbose.stdout.contains("Reasoning"), "{}", verbose.stdout);
+    assert!(
+        verbose.stdout.contains("filesystem family"),
+        "{}",
+        verbose.stdout
+    );
+}
+
+/// Issue 10: alternatives fit the volume type: nothing about iSCSI or LUNs for an NFS or an
+/// RBD volume.
+#[test]
+fn alternatives_fit_the_volume_type() {
+    for example in ["nfs", "rbd"] {
+        let out = run(&["doctor", "pod", "--example", example, "-o", "json"]);
+        let r: Value = out.json();
+        for f in r["findings"].as_array().unwrap() {
+            let text = f.to_string().to_lowercase();
+            for word in ["iscsi", " lun", "iqn."] {
+                assert!(
+                    !text.contains(word),
+                    "{example}: finding {} mentions {word:?}",
+                    f["cause"]
+                );
+            }
+        }
+    }
+}
+
+/// Issue 10: an attach timeout caused by a Multi-Attach is folded under it, not ranked as a
+/// rival cause.
+#[test]
+fn consequences_are_folded_under_their_cause() {
+    let dir = TempDir::new("fold");
+    let events = dir.path().join("events.json");
+    let ev = |name: &str, reason: &str, message: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "shop"},
+            "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "shop"},
+            "reason": reason, "message": message, "type": "Warning", "count": 4,
+            "firstTimestamp": "2026-11-21T10:00:00Z", "lastTimestamp": "2026-11-21T10:08:00Z",
+            "source": {"component": "attachdetach-controller"},
+        })
+    };
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "EventList", "items": [
+        ev("a", "FailedAttachVolume", "Multi-Attach error for volume \"pvc-1\" Volume is already exclusively attached to one node and can't be attached to another"),
+        ev("b", "FailedMount", "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data]: timed out waiting for the condition"),
+        ev("c", "FailedAttachVolume", "AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = DeadlineExceeded desc = context deadline exceeded, timed out"),
+    ]});
+    std::fs::write(&events, list.to_string()).unwrap();
+    let out = run(&[
+        "doctor",
+        "pod",
+        "--from-file",
+        events.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let r: Value = out.json();
+    let findings = r["findings"].as_array().unwrap();
+    assert_eq!(findings[0]["cause"], "multi_attach", "{}", out.stdout);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["cause"] != "mount_timeout" && f["cause"] != "attach_timeout"),
+        "the timeout is not a rival: {}",
+        out.stdout
+    );
+    // The attach timeout is a consequence, named under the Multi-Attach; kubelet's generic
+    // timeout is a symptom, kept as its evidence.
+    let folded = findings[0]["consequences"].to_string();
+    assert!(folded.contains("attach_timeout"), "{}", out.stdout);
+    assert!(
+        findings[0]["evidence"]
+            .to_string()
+            .contains("symptom, event FailedMount"),
+        "{}",
+        out.stdout
+    );
+}

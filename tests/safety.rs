@@ -244,6 +244,16 @@ fn check(report: &Value, use_: &InUse, label: &str) {
                     }
                     _ => {}
                 }
+                // Independently of volmnt's own label: a command that can destroy data or cut a
+                // client off is marked destructive, whatever the step says it is.
+                if let Some(c) = cmd {
+                    if let Some(m) = destructive_command(c) {
+                        assert!(
+                            kind == "destructive",
+                            "{label} {cause}: `{m}` can destroy data or cut a client off, but the step is `{kind}`: {c}"
+                        );
+                    }
+                }
                 // The flag and the kind agree.
                 assert_eq!(
                     s["destructive"] == true,
@@ -252,6 +262,73 @@ fn check(report: &Value, use_: &InUse, label: &str) {
                 );
             }
         }
+    }
+}
+
+/// The part of a command that can destroy data or cut a client off (issue 10's list: a fsck
+/// that repairs, mkfs, wipefs, lock removal, blocklisting, deleting a VolumeAttachment,
+/// force-detach; and their relatives), judged from the command alone.
+fn destructive_command(c: &str) -> Option<String> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r"\bmkfs(\.\w+)?\b|\bmke2fs\b|\bwipefs\b|\bdd\s+if=|",
+            r"\b(e2)?fsck(\.\w+)?\s+(-\w*[yfp]\w*)|",
+            r"\brbd\s+lock\s+(rm|remove)\b|\brbd\s+(rm|remove)\b|\brbd\s+unmap\s+.*-o\s+force|",
+            r"\bosd\s+(blocklist|blacklist)\s+add\b|",
+            r"\bkubectl\s+delete\s+(volumeattachments?|va|pv|persistentvolumes?|pvc|persistentvolumeclaims?)\b|",
+            r"\bdetach-volume\b.*--force|--force-detach"
+        ))
+        .expect("the destructive-command regex compiles")
+    });
+    if let Some(m) = RE.find(c) {
+        return Some(m.as_str().to_string());
+    }
+    // Without their read-only flag these repair or act: xfs_repair (-n: no modify) and
+    // `volmnt rbd unlock` (--dry-run: plan only).
+    for part in c.split([';', '|', '&']) {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        if words.contains(&"xfs_repair") && !words.contains(&"-n") {
+            return Some(part.trim().to_string());
+        }
+        if words.windows(3).any(|w| w == ["volmnt", "rbd", "unlock"])
+            && !words.contains(&"--dry-run")
+        {
+            return Some(part.trim().to_string());
+        }
+    }
+    None
+}
+
+#[test]
+fn the_destructive_command_check_knows_what_it_checks() {
+    for c in [
+        "sudo mkfs.ext4 /dev/disk/by-id/x",
+        "sudo fsck -y /dev/rbd/kube/img",
+        "sudo e2fsck -fy /dev/sdb",
+        "sudo xfs_repair /dev/sdb",
+        "rbd lock remove kube/img id client.1",
+        "ceph osd blocklist add 10.0.0.1:0/1",
+        "ceph osd blacklist add 10.0.0.1:0/1",
+        "kubectl delete volumeattachment csi-123",
+        "sudo wipefs -a /dev/sdb",
+        "volmnt rbd unlock kube/img --yes",
+    ] {
+        assert!(destructive_command(c).is_some(), "not caught: {c}");
+    }
+    for c in [
+        "sudo fsck -n /dev/sdb",
+        "sudo xfs_repair -n /dev/sdb",
+        "sudo blkid -p /dev/sdb",
+        "rbd lock ls kube/img",
+        "ceph osd blocklist ls",
+        "volmnt rbd unlock kube/img --dry-run",
+        "kubectl get volumeattachment",
+        "sudo dumpe2fs -h /dev/sdb",
+    ] {
+        assert!(
+            destructive_command(c).is_none(),
+            "caught a read-only command: {c}"
+        );
     }
 }
 
@@ -331,18 +408,31 @@ fn every_corpus_message_gets_only_safe_pasteable_steps() {
             for f in &report.findings {
                 for s in f.confirm.iter().chain(&f.remediation) {
                     if let Some(c) = &s.command {
-                        assert!(
-                            !c.contains("-n default") || r.text.contains("default"),
-                            "{}: a namespace the message does not name: {c}",
-                            r.id
-                        );
+                        // Every `-n NS` / `--namespace NS` of kubectl or volmnt names a
+                        // namespace the message has.
+                        for part in c.split(['|', ';', '&']) {
+                            let words: Vec<&str> = part.split_whitespace().collect();
+                            if !words.iter().any(|w| *w == "kubectl" || *w == "volmnt") {
+                                continue;
+                            }
+                            for w in words.windows(2) {
+                                if w[0] == "-n" || w[0] == "--namespace" {
+                                    assert!(
+                                        r.text.contains(w[1]),
+                                        "{}: a namespace the message does not name ({}): {c}",
+                                        r.id,
+                                        w[1]
+                                    );
+                                }
+                            }
+                        }
                     }
                 }
             }
             n += 1;
         }
     }
-    assert!(n >= 57);
+    assert!(n >= 400, "{n} corpus records");
 }
 
 #[test]

@@ -40,6 +40,11 @@ impl Paint {
             s.to_string()
         }
     }
+    /// Style each line of a block on its own (escapes never span a line break).
+    fn each_line(&self, block: &str, f: impl Fn(&str) -> String) -> String {
+        block.lines().map(|l| f(l) + "\n").collect()
+    }
+
     fn dim(&self, s: &str) -> String {
         if self.on {
             s.dimmed().to_string()
@@ -105,7 +110,7 @@ pub fn report(r: &Report, style: Style) -> String {
             "    ",
         ));
     }
-    header(r, &p, &mut out);
+    header(r, &p, w, &mut out);
     for b in &r.blocks {
         out.push_str(&format!("  {} {b}\n", p.dim(&format!("{:<8}", "Blocks"))));
     }
@@ -136,13 +141,13 @@ pub fn report(r: &Report, style: Style) -> String {
     if !r.inputs.is_empty() {
         out.push_str(&format!("\n{}\n", p.dim("Read")));
         for i in &r.inputs {
-            out.push_str(&format!("  {}\n", p.dim(i)));
+            out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
         }
     }
     out
 }
 
-fn header(r: &Report, p: &Paint, out: &mut String) {
+fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
     let s = &r.subject;
     if s.kind != "pod" {
         return;
@@ -179,7 +184,8 @@ fn header(r: &Report, p: &Paint, out: &mut String) {
         lines.push(("Volumes".into(), s.volumes.join(", ")));
     }
     for (k, v) in lines {
-        out.push_str(&format!("  {} {v}\n", p.dim(&format!("{k:<8}"))));
+        let first = format!("  {} ", p.dim(&format!("{k:<8}")));
+        out.push_str(&bullet(&v, w, &first, "           "));
     }
 }
 
@@ -209,12 +215,19 @@ fn finding(
     w: usize,
     out: &mut String,
 ) {
-    out.push_str(&format!(
-        "{} {}  {}\n",
-        p.bold(&format!("{n}.")),
-        p.bold(&f.title),
-        p.dim(&format!("[{} · {:.0}%]", f.cause, f.confidence * 100.0))
-    ));
+    let mark = format!("{n}. ");
+    let plain = format!("{}  [{} · {:.0}%]", f.title, f.cause, f.confidence * 100.0);
+    if mark.chars().count() + plain.chars().count() <= w {
+        out.push_str(&format!(
+            "{} {}  {}\n",
+            p.bold(&format!("{n}.")),
+            p.bold(&f.title),
+            p.dim(&format!("[{} · {:.0}%]", f.cause, f.confidence * 100.0))
+        ));
+    } else {
+        let rest = " ".repeat(mark.len());
+        out.push_str(&p.each_line(&bullet(&plain, w, &mark, &rest), |l| p.bold(l)));
+    }
     out.push_str(&wrap(&f.summary, w - 3, "   "));
     if !f.consequences.is_empty() {
         out.push_str(&wrap(
