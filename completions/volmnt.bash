@@ -1176,7 +1176,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --min-age --dry-run --listen --event-refresh --resync --leader-elect --lease-namespace --lease-name --lease-duration --renew-deadline --retry-period --identity --concurrency --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --min-age --dry-run --listen --event-refresh --resync --leader-elect --lease-namespace --lease-name --lease-duration --renew-deadline --retry-period --identity --concurrency --read-secrets --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -442,6 +442,7 @@ set edit:completion:arg-completer[volmnt] = {|@words|
             cand -A 'Every namespace'
             cand --all-namespaces 'Every namespace'
             cand --dry-run 'Log what would be written; write nothing (no Events, no Lease)'
+            cand --read-secrets 'Also watch Secrets (metadata only) to tell whether a Secret a pod mounts exists. Off by default: RBAC cannot grant Secrets'' metadata without their data, and kubelet''s own events already name a missing Secret'
             cand -v 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand --verbose 'Say more on stderr about what was read and decided (with a cluster: the request count)'
             cand -h 'Print help (see more with ''--help'')'

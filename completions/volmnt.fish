@@ -404,6 +404,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l context -d 'The 
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s A -l all-namespaces -d 'Every namespace'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l dry-run -d 'Log what would be written; write nothing (no Events, no Lease)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l read-secrets -d 'Also watch Secrets (metadata only) to tell whether a Secret a pod mounts exists. Off by default: RBAC cannot grant Secrets\' metadata without their data, and kubelet\'s own events already name a missing Secret'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s V -l version -d 'Print version'

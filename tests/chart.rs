@@ -107,7 +107,7 @@ fn chart_values_change_what_they_say() {
         "watch.allNamespaces=false",
         "watch.namespaces={shop,billing}",
         "watch.selector=tier=db",
-        "watch.readSecrets=false",
+        "watch.readSecrets=true",
         "watch.dryRun=true",
         "image.repository=registry.example.com/ops/volmnt",
         "replicas=3",
@@ -133,7 +133,8 @@ fn chart_values_change_what_they_say() {
             "--selector=tier=db",
             "--min-age=2m",
             "--listen=0.0.0.0:8080",
-            "--dry-run"
+            "--dry-run",
+            "--read-secrets"
         ]
     );
     // The arguments are ones volmnt accepts.
@@ -149,7 +150,11 @@ fn chart_values_change_what_they_say() {
         "{}",
         String::from_utf8_lossy(&help.stderr)
     );
+    // Secrets only when asked for: the rule and the flag together.
     let role = find(&out, "ClusterRole");
+    assert!(serde_yaml::to_string(role).unwrap().contains("secrets"));
+    let default = render(&[]).expect("rendered above");
+    let role = find(&default, "ClusterRole");
     assert!(!serde_yaml::to_string(role).unwrap().contains("secrets"));
 }
 

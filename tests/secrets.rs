@@ -442,3 +442,189 @@ fn rbd_with_a_planted_keyring_never_prints_the_key() {
         );
     }
 }
+
+/// `volmnt watch`: what it writes into the cluster (the VolumeDiagnosis Events), its log (-v)
+/// and /metrics, with Secrets watched (`--read-secrets`) and every secret shape in the events.
+#[test]
+fn watch_events_log_and_metrics_never_hold_a_planted_secret() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = TempDir::new("secrets-watch");
+    let mut cluster = FakeCluster::fixture("nfs-client-missing");
+    let objects = saved_case(dir.path());
+    cluster
+        .objects
+        .extend(FakeCluster::from_yaml(&std::fs::read_to_string(&objects[1]).unwrap()).objects);
+    let pod = cluster
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Pending")
+        .cloned()
+        .expect("a stuck pod");
+    let (name, ns) = (
+        pod["metadata"]["name"].as_str().unwrap().to_string(),
+        pod["metadata"]["namespace"].as_str().unwrap().to_string(),
+    );
+    for (i, m) in messages().iter().enumerate() {
+        cluster.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{name}.secret{i}"), "namespace": ns},
+            "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": pod["metadata"]["uid"]},
+            "reason": "FailedMount", "message": m, "type": "Warning", "count": 1,
+            "firstTimestamp": "2026-11-25T00:00:00Z", "lastTimestamp": "2026-11-25T00:00:00Z",
+            "source": {"component": "kubelet", "host": "node1"}
+        }));
+    }
+    let opts = Options {
+        token: Some(TOKEN.into()),
+        ..Options::new()
+    };
+    let (api, _thread) = start_in_background(cluster, opts);
+    let kc = api.write_kubeconfig(dir.path(), &ns);
+    let mut child = cmd()
+        .args([
+            "watch",
+            "-A",
+            "--min-age",
+            "1s",
+            "--listen",
+            "127.0.0.1:0",
+            "--read-secrets",
+            "-vv",
+        ])
+        .arg("--kubeconfig")
+        .arg(&kc)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start volmnt watch");
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(l);
+        }
+    });
+    /// Stops the watch on every path.
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Kill(child);
+    let start = std::time::Instant::now();
+    let diagnoses = || -> Vec<serde_json::Value> {
+        api.objects()
+            .into_iter()
+            .filter(|o| o["kind"] == "Event" && o["reason"] == "VolumeDiagnosis")
+            .collect()
+    };
+    while diagnoses().is_empty() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no VolumeDiagnosis Event:\n{}",
+            lines.lock().unwrap().join("\n")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for e in diagnoses() {
+        assert_clean("the VolumeDiagnosis Event", &e.to_string());
+    }
+    // /metrics, at the address the start-up line gives.
+    let addr = lines
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|l| {
+            l.split("on http://")
+                .nth(1)
+                .map(|a| a.split([';', ' ']).next().unwrap_or("").to_string())
+        })
+        .expect("the start-up line names the listener");
+    let mut s = std::net::TcpStream::connect(&addr).expect("connect to /metrics");
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut metrics = String::new();
+    s.read_to_string(&mut metrics).unwrap();
+    assert!(metrics.contains("volmnt_"), "{metrics}");
+    assert_clean("/metrics", &metrics);
+    // The watch read Secrets (metadata only) as asked.
+    assert!(
+        api.requests()
+            .iter()
+            .any(|r| r.resource == "secrets" && r.verb == "list"),
+        "--read-secrets lists Secrets"
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status();
+    let t = std::time::Instant::now();
+    while child.0.try_wait().ok().flatten().is_none() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "watch did not stop"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut out = String::new();
+    if let Some(mut o) = child.0.stdout.take() {
+        let _ = o.read_to_string(&mut out);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_clean("volmnt watch stdout", &out);
+    assert_clean("volmnt watch log (-vv)", &lines.lock().unwrap().join("\n"));
+}
+
+/// A kubeconfig's client key (and certificate) never reach an error or a log line, whether the
+/// key is unusable or the server refuses the user.
+#[test]
+fn a_kubeconfig_client_key_never_reaches_any_output() {
+    let dir = TempDir::new("secrets-client-key");
+    let (api, _thread) = start_in_background(
+        FakeCluster::fixture("nfs-client-missing"),
+        Options {
+            token: Some("only-this-token".into()),
+            ..Options::new()
+        },
+    );
+    let good = std::fs::read_to_string(api.write_kubeconfig(dir.path(), "ops-test")).unwrap();
+    let key_pem = format!(
+        "-----BEGIN PRIVATE KEY-----\nMIIEv{SECRET_DATA_PLAIN}{AWS_SECRET}\n-----END PRIVATE KEY-----\n"
+    );
+    let cert_pem = format!(
+        "-----BEGIN CERTIFICATE-----\nMIIBk{SECRET_DATA_PLAIN}\n-----END CERTIFICATE-----\n"
+    );
+    // Replace the user's token with a client certificate and key (both unusable).
+    let mut kc: serde_yaml::Value = serde_yaml::from_str(&good).unwrap();
+    let user = &mut kc["users"][0]["user"];
+    *user = serde_yaml::from_str(&format!(
+        "client-certificate-data: {}\nclient-key-data: {}\n",
+        base64_of(&cert_pem),
+        base64_of(&key_pem)
+    ))
+    .unwrap();
+    let path = dir.path().join("client-key-kubeconfig");
+    std::fs::write(&path, serde_yaml::to_string(&kc).unwrap()).unwrap();
+    for args in [
+        &["doctor", "pod", "x", "-n", "ops-test", "-vv"][..],
+        &["doctor", "namespace", "-A", "-o", "json", "-v"][..],
+        &["node", "check", "--all", "-o", "json"][..],
+        &["watch", "-A", "--listen", "127.0.0.1:0", "--dry-run"][..],
+    ] {
+        let mut c = cmd();
+        c.args(args).arg("--kubeconfig").arg(&path);
+        let out = run_cmd(&mut c, None);
+        assert!(out.code >= 2, "{args:?} should fail: {out:#?}");
+        assert_out_clean(&format!("{args:?} with a client key"), &out);
+        assert!(
+            !out.stderr.contains(&base64_of(&key_pem)[..40]),
+            "{args:?}: the key's base64 leaked: {}",
+            out.stderr
+        );
+    }
+}

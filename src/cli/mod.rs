@@ -184,6 +184,11 @@ pub struct WatchArgs {
     /// Event writes at the same time
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub concurrency: u16,
+    /// Also watch Secrets (metadata only) to tell whether a Secret a pod mounts exists. Off by
+    /// default: RBAC cannot grant Secrets' metadata without their data, and kubelet's own
+    /// events already name a missing Secret
+    #[arg(long)]
+    pub read_secrets: bool,
 }
 
 const EXPLAIN_HELP: &str = "\

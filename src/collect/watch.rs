@@ -63,6 +63,8 @@ pub struct WatchOptions {
     pub resync: Duration,
     /// Page size of the lists.
     pub page_size: u32,
+    /// Watch Secrets (metadata only) too; without it, whether a Secret exists is not known.
+    pub read_secrets: bool,
 }
 
 /// One pod that needs (re)diagnosis, or that no longer does.
@@ -523,6 +525,9 @@ impl Collector {
                 Payload::ConfigMap,
                 trim,
             ));
+            if !opts.read_secrets {
+                continue;
+            }
             let w = Writer::default();
             secret_stores.push((ns.clone(), w.as_reader()));
             writers.secrets.push(w);
@@ -611,7 +616,8 @@ impl Collector {
             classes,
             pvcs_denied: false,
             configmaps_denied: false,
-            secrets_denied: false,
+            // Not watched: whether a Secret exists is not known (never "missing").
+            secrets_denied: !opts.read_secrets,
         };
         let resync = opts.resync;
         Collector {

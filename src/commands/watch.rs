@@ -147,6 +147,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
             min_age: args.min_age,
             resync: args.resync,
             page_size: crate::collect::cluster::PAGE,
+            read_secrets: args.read_secrets,
         };
         let mut collector = Collector::start(&cluster, opts, log.clone());
         let sink = EventSink::new(cluster.client(), me, args.event_refresh, args.dry_run);
