@@ -2,6 +2,7 @@
 //! watch with resourceVersions and bookmarks, 410 Gone, Leases, Event create/patch). Small
 //! clusters and short timings; the 50,000-pod figures are in `cargo bench --bench watch`.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -378,6 +379,114 @@ fn sigterm_while_diagnosing_still_stops_the_watch() {
     assert!(w.log().contains("terminated: stopping"), "{}", w.log());
     // The diagnosis in flight was finished, not cut: the patch reached the server.
     assert!(patches() > before, "{}", w.log());
+}
+
+/// Issue 9: a stuck pod is diagnosed again when its volume objects change (its claim, the PV,
+/// the VolumeAttachment), not only when kubelet repeats an event; a change to an object no
+/// stuck pod uses costs nothing.
+#[test]
+fn a_change_to_a_stuck_pods_claim_pv_or_attachment_diagnoses_it_again() {
+    let c = Cluster::start("multi-attach-stale", Options::new());
+    let w = c.watch(&[
+        "-A",
+        "--min-age",
+        "1s",
+        "--listen",
+        "127.0.0.1:0",
+        "--leader-elect",
+        "false",
+    ]);
+    let base = w.http_base();
+    wait_until("the stuck pod's Event", Duration::from_secs(20), || {
+        !c.diagnoses().is_empty()
+    });
+    let diagnoses = || -> u64 {
+        let (_, body) = http_get(&base, "/metrics");
+        body.lines()
+            .find_map(|l| l.strip_prefix("volmnt_diagnoses_total "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let stuck: Vec<Value> = c
+        .api
+        .objects()
+        .into_iter()
+        .filter(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Pending")
+        .collect();
+    assert!(!stuck.is_empty());
+    let claims: Vec<String> = stuck
+        .iter()
+        .flat_map(|p| p["spec"]["volumes"].as_array().cloned().unwrap_or_default())
+        .filter_map(|v| {
+            v["persistentVolumeClaim"]["claimName"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    let pvc = c
+        .api
+        .objects()
+        .into_iter()
+        .find(|o| {
+            o["kind"] == "PersistentVolumeClaim"
+                && claims.iter().any(|n| o["metadata"]["name"] == n.as_str())
+        })
+        .expect("the stuck pod's claim");
+    let pv_name = pvc["spec"]["volumeName"].as_str().unwrap().to_string();
+    let pv = c.api.object("PersistentVolume", None, &pv_name).unwrap();
+    let va = c
+        .api
+        .objects()
+        .into_iter()
+        .find(|o| {
+            o["kind"] == "VolumeAttachment"
+                && o["spec"]["source"]["persistentVolumeName"] == pv_name.as_str()
+        })
+        .expect("the PV's VolumeAttachment");
+    // Let the first round settle.
+    std::thread::sleep(Duration::from_millis(500));
+    for (what, mut obj) in [
+        ("claim", pvc),
+        ("PersistentVolume", pv),
+        ("VolumeAttachment", va),
+    ] {
+        let before = diagnoses();
+        obj["metadata"]["labels"]["touched-by-test"] = json!(what.to_lowercase());
+        c.api.apply(obj);
+        wait_until(
+            &format!("a change to the {what} diagnoses the pod again"),
+            Duration::from_secs(10),
+            || diagnoses() > before,
+        );
+    }
+    // A claim no stuck pod uses changes nothing.
+    let before = diagnoses();
+    c.api.apply(json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "unrelated", "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+        "status": {"phase": "Pending"}
+    }));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(diagnoses(), before, "an unrelated claim made a diagnosis");
+    // The diagnosis is the same, so the Event is the same one (no second Event).
+    let mut per_pod: BTreeMap<String, usize> = BTreeMap::new();
+    for e in c.diagnoses() {
+        *per_pod
+            .entry(format!(
+                "{}/{}",
+                e["involvedObject"]["name"],
+                e["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .split(':')
+                    .next()
+                    .unwrap_or("")
+            ))
+            .or_default() += 1;
+    }
+    assert!(per_pod.values().all(|n| *n == 1), "{per_pod:?}");
+    drop(w);
 }
 
 #[test]
