@@ -931,6 +931,29 @@ fn doctor_pod_sends_every_request_over_one_tls_connection_with_http2() {
     assert_eq!(live.api.h2_connections(), 1, "HTTP/2 was negotiated");
 }
 
+/// Where the server offers no HTTP/2 (ALPN http/1.1 only), the client falls back to HTTP/1.1
+/// and keeps its connections alive: fewer connections than requests, one handshake each.
+#[test]
+fn without_h2_the_requests_share_kept_alive_http1_connections() {
+    let opts = Options {
+        tls: true,
+        http1_only: true,
+        ..Options::new()
+    };
+    let live = Live::start("multi-attach", "observability", opts);
+    let (out, r) = live.doctor("grafana-nf429wl859-pjhzd", "observability");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(top(&r)["cause"], "multi_attach");
+    let requests = live.api.requests().len();
+    let conns = live.api.connections();
+    assert_eq!(live.api.h2_connections(), 0, "no HTTP/2 was offered");
+    assert!(
+        conns >= 1 && conns < requests,
+        "{conns} connections for {requests} requests: keep-alive reuses them"
+    );
+    assert_eq!(live.api.tls_handshakes(), conns);
+}
+
 #[test]
 fn probe_node_exec_goes_over_http1_beside_the_h2_connection() {
     // exec is a WebSocket upgrade, which HTTP/2 cannot carry: its own HTTP/1.1 connection.

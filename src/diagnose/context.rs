@@ -401,7 +401,9 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
 /// - in-tree plugins: `kubernetes.io/<plugin>/<name>` with the plugin's GetVolumeName
 ///   (pkg/volume/util/volumehelper GetUniqueVolumeName): rbd `pool:image`, aws-ebs the volume
 ///   id, gce-pd the disk name, azure-disk the disk URI, cinder the volume id, iscsi
-///   `portal:iqn:lun`;
+///   `portal:iqn:lun`, vsphere-volume the volume path (pkg/volume/vsphere_volume
+///   GetVolumeName: `[datastore] dir/disk.vmdk`), fc Go's `%v` of the target WWNs with the LUN
+///   (`[wwn1 wwn2]:0`) or of the WWIDs (`[wwid]`) (pkg/volume/fc/fc.go GetVolumeName);
 /// - in-tree volumes under CSI migration carry the CSI driver's name instead
 ///   (k8s.io/csi-translation-lib: ebs.csi.aws.com, pd.csi.storage.gke.io, disk.csi.azure.com,
 ///   cinder.csi.openstack.org; their handles: the EBS id, `projects/UNSPECIFIED/zones/…/disks/…`,
@@ -454,6 +456,18 @@ pub fn unique_names(pv: &PersistentVolume) -> Vec<String> {
             "kubernetes.io/iscsi/{}:{}:{}",
             i.target_portal, i.iqn, i.lun
         ));
+    }
+    if let Some(v) = &spec.vsphere_volume {
+        out.push(format!("kubernetes.io/vsphere-volume/{}", v.volume_path));
+    }
+    if let Some(f) = &spec.fc {
+        let wwns = f.target_wwns.clone().unwrap_or_default();
+        let wwids = f.wwids.clone().unwrap_or_default();
+        match (wwns.is_empty(), f.lun) {
+            (false, Some(lun)) => out.push(format!("kubernetes.io/fc/[{}]:{lun}", wwns.join(" "))),
+            _ if !wwids.is_empty() => out.push(format!("kubernetes.io/fc/[{}]", wwids.join(" "))),
+            _ => {}
+        }
     }
     out
 }

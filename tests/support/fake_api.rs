@@ -254,6 +254,8 @@ pub struct Options {
     /// Serve HTTPS with a self-signed certificate and ALPN `h2` and `http/1.1`, as a
     /// kube-apiserver does (the kubeconfig carries the certificate as its CA).
     pub tls: bool,
+    /// With `tls`: offer only `http/1.1` in ALPN (an apiserver behind a proxy without h2).
+    pub http1_only: bool,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -349,6 +351,7 @@ impl Default for Options {
             kubelet: None,
             bookmark_interval: Duration::from_secs(60),
             tls: false,
+            http1_only: false,
         }
     }
 }
@@ -1200,7 +1203,7 @@ struct Tls {
 }
 
 impl Tls {
-    fn new() -> Tls {
+    fn new(http1_only: bool) -> Tls {
         let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
             .expect("fake api: generate a certificate");
         let cert_der = cert.cert.der().clone();
@@ -1218,7 +1221,11 @@ impl Tls {
         .with_single_cert(vec![cert_der], key)
         .expect("fake api: TLS certificate");
         // As kube-apiserver: HTTP/2 first, HTTP/1.1 for clients that do not offer it.
-        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        config.alpn_protocols = if http1_only {
+            vec![b"http/1.1".to_vec()]
+        } else {
+            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+        };
         Tls {
             cert_pem: cert.cert.pem(),
             acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
@@ -1259,6 +1266,7 @@ impl Shared {
 
 fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<Shared>) {
     let tls = opts.tls;
+    let http1_only = opts.http1_only;
     let listener =
         std::net::TcpListener::bind(("127.0.0.1", 0)).expect("fake api: bind 127.0.0.1:0");
     listener
@@ -1347,7 +1355,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         exec_sessions: Mutex::new(Vec::new()),
         watch_gen: tokio::sync::watch::channel(0).0,
         open_watches: Arc::new(AtomicUsize::new(0)),
-        tls: tls.then(Tls::new),
+        tls: tls.then(|| Tls::new(http1_only)),
         connections: AtomicUsize::new(0),
         handshakes: AtomicUsize::new(0),
         h2: AtomicUsize::new(0),

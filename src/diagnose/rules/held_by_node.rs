@@ -205,6 +205,84 @@ mod tests {
         assert!(l > w && l - w < 0.1, "close look-alikes: {l} {w}");
     }
 
+    /// ceph-csi: the other node's volumesAttached names the image by the driver and handle;
+    /// the image comes from the PV's attributes, the holder is that node, and the pod still
+    /// there on the claim is named.
+    #[test]
+    fn a_ceph_csi_image_listed_by_another_node_names_the_watcher_node_and_its_pod() {
+        let handle = "0001-0009-rook-ceph-0000000000000002-6a2a4e2d-1a1b-11ee-8e5a-0242ac110003";
+        let mut c = case(
+            json!({"metadata": {"name": "pv-1"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                   "csi": {"driver": "rook-ceph.rbd.csi.ceph.com", "volumeHandle": handle,
+                           "volumeAttributes": {"pool": "replicapool",
+                                                "imageName": "csi-vol-6a2a4e2d-1a1b-11ee-8e5a-0242ac110003"}}}}),
+            json!({"addresses": [{"type": "InternalIP", "address": "10.0.0.61"}],
+                   "volumesAttached": [{"name": format!("kubernetes.io/csi/rook-ceph.rbd.csi.ceph.com^{handle}"), "devicePath": ""}],
+                   "volumesInUse": [format!("kubernetes.io/csi/rook-ceph.rbd.csi.ceph.com^{handle}")]}),
+        );
+        c.other_pods = vec![serde_json::from_value(json!({
+            "metadata": {"name": "web-old", "namespace": "default"},
+            "spec": {"nodeName": "node-a", "containers": [{"name": "c"}],
+                     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]},
+            "status": {"phase": "Running"}
+        }))
+        .unwrap()];
+        let mut accs = Accs::default();
+        apply(&c, &hints_from_case(&c), &mut accs);
+        let w = accs.get("rbd_watcher_stale").expect("watcher finding");
+        assert_eq!(
+            w.vars["image"],
+            "replicapool/csi-vol-6a2a4e2d-1a1b-11ee-8e5a-0242ac110003"
+        );
+        assert_eq!(w.vars["holder_node"], "node-a");
+        assert_eq!(w.vars["locker_host"], "10.0.0.61");
+        assert_eq!(w.vars["other_pod"], "web-old");
+        let text = &w.evidence[0].text;
+        assert!(
+            text.contains("status.volumesInUse and status.volumesAttached")
+                && text.contains("pods there on the claim: web-old"),
+            "{text}"
+        );
+        // ceph-csi refuses on a watcher: that comes first, the lock second.
+        let l = accs.get("rbd_lock_held").unwrap().confidence;
+        assert!(accs.get("rbd_watcher_stale").unwrap().confidence > l);
+    }
+
+    /// The in-tree vSphere and FC names, as their plugins' GetVolumeName build them.
+    #[test]
+    fn vsphere_and_fc_volumes_are_matched_by_their_plugins_names() {
+        for (pv, listed) in [
+            (
+                json!({"metadata": {"name": "pv-1"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                       "vsphereVolume": {"volumePath": "[datastore1] kubevols/pv-1.vmdk", "fsType": "ext4"}}}),
+                "kubernetes.io/vsphere-volume/[datastore1] kubevols/pv-1.vmdk",
+            ),
+            (
+                json!({"metadata": {"name": "pv-1"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                       "fc": {"targetWWNs": ["500a0981891b8dc5", "500a0981991b8dc5"], "lun": 2}}}),
+                "kubernetes.io/fc/[500a0981891b8dc5 500a0981991b8dc5]:2",
+            ),
+            (
+                json!({"metadata": {"name": "pv-1"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                       "fc": {"wwids": ["3600508b400105e210000900000490000"]}}}),
+                "kubernetes.io/fc/[3600508b400105e210000900000490000]",
+            ),
+        ] {
+            let c = case(
+                pv,
+                json!({"volumesAttached": [{"name": listed, "devicePath": "/dev/sdb"}]}),
+            );
+            let mut accs = Accs::default();
+            apply(&c, &hints_from_case(&c), &mut accs);
+            assert_eq!(
+                accs.get("multi_attach")
+                    .map(|a| a.vars["other_node"].clone()),
+                Some("node-a".to_string()),
+                "{listed}"
+            );
+        }
+    }
+
     #[test]
     fn a_csi_disk_attached_to_another_node_is_multi_attach() {
         let c = case(
