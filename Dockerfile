@@ -7,8 +7,9 @@
 # The binary is the whole CLI; in a cluster it runs `volmnt watch` (deploy/watch.yaml) or the
 # node-check DaemonSet's `volmnt node check --local --root /host` (deploy/node-check.yaml).
 
-# Rust 1.89: kube 5 needs it (Cargo.toml still says 1.85). Alpine's Rust target is x86_64/aarch64-unknown-linux-musl, which
-# links statically by default (ring's C and assembly build with Alpine's gcc + musl-dev).
+# Rust 1.89: kube 5 needs it (Cargo.toml's rust-version says so too). Alpine's Rust target is
+# x86_64/aarch64-unknown-linux-musl, which links statically by default (ring's C and assembly
+# build with Alpine's gcc + musl-dev).
 FROM docker.io/library/rust:1.89-alpine AS build
 RUN apk add --no-cache musl-dev
 WORKDIR /src

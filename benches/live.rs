@@ -1353,6 +1353,7 @@ fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
     api.set_latency(Duration::ZERO);
     let f0 = pod_runs(bin, &target, runs, Duration::ZERO, "b");
     summary("live_pod_ms_0", &format!("{:.0}", ms(f0.median)), "ms");
+    paired_with_kubectl(bin, &api, &kubeconfig, &dir, runs.max(5) * 2);
     drop(api);
     let _ = thread.join();
 
@@ -1390,6 +1391,110 @@ fn bench_pod(bin: &Path, tmp: &Path, runs: usize, latency: Duration) {
     );
     drop(api);
     let _ = thread.join();
+}
+
+/// Wall time of one command run to its end, its output thrown away.
+fn wall(cmd: &mut Command) -> Option<Duration> {
+    let t = Instant::now();
+    let st = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    // `doctor pod` exits 1 when it finds the pod stuck: that is its answer, not a failure.
+    (st.code().is_some_and(|c| c <= 1)).then(|| t.elapsed())
+}
+
+/// (d) Paired runs on the same pod at latency 0, alternating, so load hits both alike:
+/// `volmnt doctor pod`, `kubectl describe pod` (when kubectl is on the PATH), one raw GET of the
+/// pod with curl over HTTP/2 (when curl is), and `volmnt --version` (process start alone).
+fn paired_with_kubectl(bin: &Path, api: &FakeApi, kubeconfig: &Path, dir: &Path, runs: usize) {
+    let have = |p: &str| {
+        Command::new(p)
+            .arg("--help")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+    };
+    let kubectl = have("kubectl");
+    let curl = have("curl");
+    let ca = dir.join("ca.pem");
+    let kc: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(kubeconfig).unwrap_or_default())
+            .unwrap_or_default();
+    if let Some(b64) = kc["clusters"][0]["cluster"]["certificate-authority-data"].as_str() {
+        if let Ok(pem) = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64) {
+            let _ = std::fs::write(&ca, pem);
+        }
+    }
+    let url = format!("{}/api/v1/namespaces/bench/pods/db-0", api.url());
+    let (mut v, mut k, mut c, mut ver) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        if let Some(d) = wall(
+            Command::new(bin)
+                .args(["doctor", "pod", "db-0", "-n", "bench", "-o", "json", "--kubeconfig"])
+                .arg(kubeconfig),
+        ) {
+            v.push(d);
+        }
+        if kubectl {
+            // An empty user would make kubectl ask for one: any token does (the server checks none).
+            if let Some(d) = wall(
+                Command::new("kubectl")
+                    .args(["describe", "pod", "db-0", "-n", "bench", "--token", "bench", "--kubeconfig"])
+                    .arg(kubeconfig),
+            ) {
+                k.push(d);
+            }
+        }
+        if curl && ca.is_file() {
+            if let Some(d) = wall(
+                Command::new("curl")
+                    .args(["-sf", "--http2", "-o", "/dev/null", "--cacert"])
+                    .arg(&ca)
+                    .arg(&url),
+            ) {
+                c.push(d);
+            }
+        }
+        if let Some(d) = wall(Command::new(bin).arg("--version")) {
+            ver.push(d);
+        }
+    }
+    let med = |v: &mut Vec<Duration>| (!v.is_empty()).then(|| ms(median(v)));
+    let (mv, mk, mc, mver) = (med(&mut v), med(&mut k), med(&mut c), med(&mut ver));
+    println!();
+    println!("-- (d) paired runs at latency 0 ({runs} each, alternating)");
+    if let Some(mv) = mv {
+        println!("    volmnt doctor pod db-0: median {mv:.1} ms");
+        summary("live_pair_volmnt_ms", &format!("{mv:.1}"), "ms");
+    }
+    match mk {
+        Some(mk) => {
+            println!("    kubectl describe pod db-0: median {mk:.1} ms");
+            if let Some(mv) = mv {
+                println!(
+                    "    volmnt / kubectl = {:.2} (the goal, on a real apiserver: <= 0.35)",
+                    mv / mk
+                );
+                summary("live_pair_ratio", &format!("{:.2}", mv / mk), "x");
+            }
+            summary("live_pair_kubectl_ms", &format!("{mk:.1}"), "ms");
+        }
+        None => println!("    kubectl describe pod: kubectl is not on the PATH"),
+    }
+    match mc {
+        Some(mc) => {
+            println!("    one raw GET of the pod (curl --http2, new process, TLS): median {mc:.1} ms");
+            summary("live_pair_curl_ms", &format!("{mc:.1}"), "ms");
+        }
+        None => println!("    one raw GET: curl is not on the PATH"),
+    }
+    if let Some(mver) = mver {
+        println!("    volmnt --version (process start and exit alone): median {mver:.1} ms");
+    }
 }
 
 /// Where and how `pod_runs` runs.

@@ -2,7 +2,8 @@
 # Runs every cargo-fuzz target (fuzz/fuzz_targets/) for SECONDS each (default 60), seeded from
 # fixtures/ (and the corpus a previous run left in fuzz/corpus/<target>), and prints executions
 # and executions per second per target. A crash, timeout or out-of-memory input is minimized
-# into fixtures/fuzz/<target>/ , where tests/fuzz_regressions.rs replays it on every `cargo test`.
+# into fixtures/fuzz/<target>/ , where tests/bounds.rs (fuzz_findings_stay_fixed) replays it on
+# every `cargo test`.
 #   scripts/fuzz.sh            # 60 s per target
 #   scripts/fuzz.sh 300 klog   # 300 s, one target
 # Needs the nightly toolchain (on the machines) and cargo-fuzz (installed from crates.io here).
