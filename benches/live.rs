@@ -1434,7 +1434,16 @@ fn paired_with_kubectl(bin: &Path, api: &FakeApi, kubeconfig: &Path, dir: &Path,
     for _ in 0..runs {
         if let Some(d) = wall(
             Command::new(bin)
-                .args(["doctor", "pod", "db-0", "-n", "bench", "-o", "json", "--kubeconfig"])
+                .args([
+                    "doctor",
+                    "pod",
+                    "db-0",
+                    "-n",
+                    "bench",
+                    "-o",
+                    "json",
+                    "--kubeconfig",
+                ])
                 .arg(kubeconfig),
         ) {
             v.push(d);
@@ -1443,7 +1452,16 @@ fn paired_with_kubectl(bin: &Path, api: &FakeApi, kubeconfig: &Path, dir: &Path,
             // An empty user would make kubectl ask for one: any token does (the server checks none).
             if let Some(d) = wall(
                 Command::new("kubectl")
-                    .args(["describe", "pod", "db-0", "-n", "bench", "--token", "bench", "--kubeconfig"])
+                    .args([
+                        "describe",
+                        "pod",
+                        "db-0",
+                        "-n",
+                        "bench",
+                        "--token",
+                        "bench",
+                        "--kubeconfig",
+                    ])
                     .arg(kubeconfig),
             ) {
                 k.push(d);
@@ -1487,7 +1505,9 @@ fn paired_with_kubectl(bin: &Path, api: &FakeApi, kubeconfig: &Path, dir: &Path,
     }
     match mc {
         Some(mc) => {
-            println!("    one raw GET of the pod (curl --http2, new process, TLS): median {mc:.1} ms");
+            println!(
+                "    one raw GET of the pod (curl --http2, new process, TLS): median {mc:.1} ms"
+            );
             summary("live_pair_curl_ms", &format!("{mc:.1}"), "ms");
         }
         None => println!("    one raw GET: curl is not on the PATH"),
