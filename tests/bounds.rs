@@ -1,8 +1,8 @@
 //! Bounded inputs (issue 11): every pathological shape is refused with one clear line, or read
 //! within its stated limit, never a panic, a hang or an allocation many times its size. The
-//! figures (seconds, peak RSS) are printed by `cargo bench --bench throughput`'s pathological
-//! section; here the behaviour is checked: the error says what the limit is, the notes say what
-//! was left out.
+//! figures (seconds, peak RSS) are printed by `scripts/bench-pathological.sh` against the
+//! release binary; here the behaviour is checked: the error says what the limit is, the notes
+//! say what was left out.
 
 use crate::util::{cmd, run_cmd, Out, TempDir};
 
@@ -55,6 +55,55 @@ fn deep_nesting_is_refused_before_any_parse() {
     let out = doctor_on(&dir, "deep.json", &json, &[]);
     assert_eq!(out.code, 2, "{out:#?}");
     assert!(out.stderr.lines().count() <= 3, "{}", out.stderr);
+}
+
+#[test]
+fn deep_json_nesting_is_refused_the_same_way() {
+    let dir = TempDir::new("bounds-json-nesting");
+    let json = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{{\"name\":\"x\"}},\"spec\":{}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let out = doctor_on(&dir, "deep.json", &json, &[]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        first_error_line(&out).contains("nested more than 256 levels deep"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// More objects than a case can need (documents, or the items of a list) are refused with the
+/// limit named, before they are all held in memory.
+#[test]
+fn more_objects_than_the_limit_are_refused() {
+    let dir = TempDir::new("bounds-objects");
+    let items: Vec<String> = (0..50_001)
+        .map(|i| format!("{{\"metadata\":{{\"name\":\"c{i}\",\"namespace\":\"shop\"}}}}"))
+        .collect();
+    let list = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMapList\",\"items\":[{}]}}",
+        items.join(",")
+    );
+    let out = doctor_on(&dir, "many.json", &list, &[]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        first_error_line(&out).contains("more than 50000 objects"),
+        "{}",
+        out.stderr
+    );
+    // At the limit it is read (and says there is nothing to diagnose in ConfigMaps alone).
+    let list = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMapList\",\"items\":[{}]}}",
+        items[..50_000].join(",")
+    );
+    let out = doctor_on(&dir, "enough.json", &list, &[]);
+    assert!(
+        !out.stderr.contains("more than 50000 objects"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn records() -> Vec<(Record, Half)> {
     let mut out: Vec<(Record, Half)> = first.into_iter().map(|r| (r, Half::Tune)).collect();
     for r in world {
         let src = r.source.trim().to_string();
-        let half = if first_sources.contains(&src) || fnv1a(&src) % 2 == 0 {
+        let half = if first_sources.contains(&src) || fnv1a(&src).is_multiple_of(2) {
             Half::Tune
         } else {
             Half::Holdout

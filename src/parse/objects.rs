@@ -82,6 +82,10 @@ pub fn looks_like_objects(text: &str) -> bool {
     let body = body.trim_start_matches('\u{feff}');
     let trimmed = body.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        if too_deep(trimmed).is_some() {
+            // Not worth parsing to sniff: parse_objects says why it is refused.
+            return true;
+        }
         return first_json_value(trimmed).is_some_and(|v| has_type_meta(&v));
     }
     // Cheap gate before a YAML parse: a kubelet log or a describe does not start like a mapping.
@@ -91,18 +95,35 @@ pub fn looks_like_objects(text: &str) -> bool {
     first_yaml_value(body).is_some_and(|v| has_type_meta(&v))
 }
 
-/// Every object in a saved `kubectl get -o yaml|json`, lists flattened, in input order.
+/// The most objects one input may hold (documents, and the items of lists). A saved case is
+/// a pod and what surrounds it, or a namespace's worth; a dump larger than this is refused
+/// with its count instead of being held in memory (each object costs a few KiB parsed).
+pub const MAX_OBJECTS: usize = 50_000;
+
+/// Every object in a saved `kubectl get -o yaml|json`, lists flattened, in input order. Each
+/// document is turned into its object as soon as it is read, so only one document is held as
+/// a generic value at a time.
 pub fn parse_objects(text: &str) -> Result<Vec<KubeObject>, ParseError> {
-    let docs = documents(text)?;
-    if docs.is_empty() {
+    let mut out = Vec::new();
+    let mut docs = 0usize;
+    for_each_document(text, &mut |doc| {
+        docs += 1;
+        collect_document(doc, &mut out)?;
+        if out.len() > MAX_OBJECTS {
+            return Err(ParseError::new(
+                WHAT,
+                format!(
+                    "more than {MAX_OBJECTS} objects (documents and list items) in one input; save the pod's namespace, or only the objects around the pod"
+                ),
+            ));
+        }
+        Ok(())
+    })?;
+    if docs == 0 {
         return Err(ParseError::new(
             WHAT,
             "empty input: no YAML or JSON document",
         ));
-    }
-    let mut out = Vec::new();
-    for doc in docs {
-        collect_document(doc, &mut out)?;
     }
     Ok(out)
 }
@@ -131,36 +152,57 @@ fn strip_prompt(text: &str) -> (&str, usize) {
     }
 }
 
-/// The documents of a JSON stream or a multi-document YAML, empty documents dropped.
-fn documents(text: &str) -> Result<Vec<Value>, ParseError> {
+/// Each document of a JSON stream or a multi-document YAML, in order, empty documents dropped.
+fn for_each_document(
+    text: &str,
+    f: &mut dyn FnMut(Value) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
     let (body, skipped) = strip_prompt(text);
     let body = body.trim_start_matches('\u{feff}');
     let trimmed = body.trim_start();
     if trimmed.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // Line numbers count from the start of the input, not of the trimmed JSON.
         let lead = skipped + body[..body.len() - trimmed.len()].matches('\n').count();
-        json_documents(trimmed, lead)
+        json_documents(trimmed, lead, f)
     } else {
-        yaml_documents(body, skipped)
+        yaml_documents(body, skipped, f)
     }
 }
 
+fn nested_too_deep(line: usize, col: usize) -> ParseError {
+    ParseError::new(
+        WHAT,
+        format!(
+            "nested more than {MAX_NESTING} levels deep (column {col}); Kubernetes objects are not"
+        ),
+    )
+    .at(line)
+}
+
 /// Several JSON values back to back are accepted: people concatenate `kubectl get -o json` runs.
-fn json_documents(text: &str, lead_lines: usize) -> Result<Vec<Value>, ParseError> {
-    serde_json::Deserializer::from_str(text)
-        .into_iter::<Value>()
-        .map(|r| {
-            r.map_err(|e| {
-                let full = e.to_string();
-                let msg = without_location(&full);
-                ParseError::new(WHAT, format!("invalid JSON: {msg} (column {})", e.column()))
-                    .at(e.line() + lead_lines)
-            })
-        })
-        .collect()
+fn json_documents(
+    text: &str,
+    lead_lines: usize,
+    f: &mut dyn FnMut(Value) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
+    // The same bound as YAML's, said the same way (serde_json's own limit, 128, would read as
+    // a syntax error).
+    if let Some((line, col)) = too_deep(text) {
+        return Err(nested_too_deep(line + lead_lines, col));
+    }
+    for r in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+        let v = r.map_err(|e| {
+            let full = e.to_string();
+            let msg = without_location(&full);
+            ParseError::new(WHAT, format!("invalid JSON: {msg} (column {})", e.column()))
+                .at(e.line() + lead_lines)
+        })?;
+        f(v)?;
+    }
+    Ok(())
 }
 
 /// Nesting volmnt accepts in saved objects: Kubernetes objects are a few levels deep (a pod spec
@@ -233,23 +275,22 @@ pub fn too_deep(text: &str) -> Option<(usize, usize)> {
     None
 }
 
-fn yaml_documents(text: &str, lead_lines: usize) -> Result<Vec<Value>, ParseError> {
+fn yaml_documents(
+    text: &str,
+    lead_lines: usize,
+    f: &mut dyn FnMut(Value) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
     if let Some((line, col)) = too_deep(text) {
-        return Err(ParseError::new(
-            WHAT,
-            format!("nested more than {MAX_NESTING} levels deep (column {col}); Kubernetes objects are not"),
-        )
-        .at(line + lead_lines));
+        return Err(nested_too_deep(line + lead_lines, col));
     }
-    let mut out = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value = serde_yaml::Value::deserialize(doc).map_err(|e| yaml_error(&e, lead_lines))?;
         if value.is_null() {
             continue; // `---` followed by nothing, or a document of comments only
         }
-        out.push(yaml_to_json(value)?);
+        f(yaml_to_json(value)?)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn yaml_error(e: &serde_yaml::Error, lead_lines: usize) -> ParseError {
