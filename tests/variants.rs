@@ -517,3 +517,80 @@ fn an_unknown_reason_in_mounts_own_words_is_structural_not_unknown() {
         );
     }
 }
+
+/// The SDS and on-prem drivers' own wordings (read from each driver's node and controller
+/// services, one instance each with names filled in): the cause they name, not a generic
+/// "the driver failed".
+#[test]
+fn sds_drivers_name_their_causes() {
+    let cases: &[(&str, &str)] = &[
+        // openebs/mayastor-control-plane (mayastor-provision-not-enough-pools)
+        ("storage_capacity_exhausted", "failed to provision volume with StorageClass \"mayastor-3\": rpc error: code = Internal desc = Operation failed: ResourceExhausted(\"error in response: status code '507 Insufficient Storage', content: 'RestJsonError { details: \\\"Not enough suitable pools available, 1/3\\\", message: \\\"SvcError :: NotEnoughResources: Operation failed due to insufficient resources\\\", kind: ResourceExhausted }'\")"),
+        // topolvm/topolvm (topolvm-vg-no-space)
+        ("storage_capacity_exhausted", "failed to provision volume with StorageClass \"topolvm-provisioner\": rpc error: code = ResourceExhausted desc = no enough space left on VG: free=5364514816, requested=10737418240"),
+        // democratic-csi/democratic-csi (democratic-zfs-out-of-space)
+        ("storage_capacity_exhausted", "failed to provision volume with StorageClass \"truenas-iscsi\": rpc error: code = Unknown desc = cannot create 'tank/k8s/vols/pvc-2f1e0d9c-8b7a-4c6d-9e5f-4a3b2c1d0e9f': out of space"),
+        // minio/directpv (directpv-no-drive)
+        ("storage_capacity_exhausted", "failed to provision volume with StorageClass \"directpv-min-io\": rpc error: code = ResourceExhausted desc = no drive found for requested topology; requested node(s): worker-3; requested size: 107374182400 bytes"),
+        // longhorn/longhorn-manager (longhorn-attach-engine-image-not-deployed)
+        ("storage_node_not_ready", "AttachVolume.Attach failed for volume \"pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90\" : rpc error: code = Internal desc = Bad response statusCode [500]. Status [500 Internal Server Error]. Body: [message=unable to attach volume pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90 to worker-3: cannot attach volume pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90 because the data engine image longhornio/longhorn-engine:v1.7.2 is not deployed on at least one of the the replicas' nodes or the node that the volume is going to attach to, code=Server Error, detail=] from [http://longhorn-backend:9500/v1/volumes/pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90?action=attach]"),
+        // longhorn/longhorn-manager (longhorn-controller-node-not-found)
+        ("storage_node_not_ready", "AttachVolume.Attach failed for volume \"pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90\" : rpc error: code = NotFound desc = node gpu-worker-7 not found"),
+        // libopenstorage/openstorage (portworx-sdk-unavailable)
+        ("storage_node_not_ready", "failed to provision volume with StorageClass \"px-db\": rpc error: code = Unavailable desc = Unable to connect to SDK server: context deadline exceeded"),
+        // openebs/mayastor-control-plane (mayastor-no-healthy-replicas)
+        ("storage_replicas_unavailable", "AttachVolume.Attach failed for volume \"pvc-3b1c6f2e-8d4a-4f1b-9c2e-7a5d3e9f1b20\" : rpc error: code = Internal desc = Operation failed: PreconditionFailed(\"error in response: status code '412 Precondition Failed', content: 'RestJsonError { details: \\\"\\\", message: \\\"SvcError :: NoHealthyReplicas: No healthy replicas are available for Volume '3b1c6f2e-8d4a-4f1b-9c2e-7a5d3e9f1b20'\\\", kind: FailedPrecondition }'\")"),
+        // openebs/cstor-csi (cstor-replicas-not-connected: replicas still connecting, a state that passes)
+        ("volume_not_ready", "MountVolume.MountDevice failed for volume \"pvc-6f5e4d3c-2b1a-4098-87f6-e5d4c3b2a190\" : rpc error: code = Internal desc = Volume pvc-6f5e4d3c-2b1a-4098-87f6-e5d4c3b2a190 is not ready: Replicas yet to connect to controller"),
+        // openebs/jiva-operator (jiva-volume-not-ready)
+        ("storage_replicas_unavailable", "MountVolume.MountDevice failed for volume \"pvc-4d3c2b1a-0f9e-48d7-c6b5-a49382716051\" : rpc error: code = FailedPrecondition desc = Max retry count exceeded, volume: {pvc-4d3c2b1a-0f9e-48d7-c6b5-a49382716051} is not ready"),
+        // NetApp/trident (trident-iscsi-chap-auth)
+        ("storage_credentials_rejected", "MountVolume.MountDevice failed for volume \"pvc-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\" : rpc error: code = Internal desc = iSCSI login failed: CHAP authorization failure"),
+        // yandex-cloud/k8s-csi-s3 (csi-s3-bucket-check)
+        ("storage_credentials_rejected", "failed to provision volume with StorageClass \"csi-s3\": rpc error: code = Unknown desc = failed to check if bucket pvc-4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b exists: Access Denied."),
+        // dell/csi-powerstore (dell-powerstore-host-not-found)
+        ("array_host_not_registered", "AttachVolume.Attach failed for volume \"csivol-8f3a2b1c0d\" : rpc error: code = NotFound desc = host with k8s node ID 'worker-2-10.0.0.12' not found"),
+        // dell/csi-unity (dell-unity-no-initiators)
+        ("array_host_not_registered", "AttachVolume.Attach failed for volume \"csivol-2a1b3c4d5e\" : rpc error: code = InvalidArgument desc =  runid=88 Cannot publish volume as protocol in the Storage class is 'iSCSI' but the node has no valid iSCSI initiators"),
+        // rancher/local-path-provisioner (local-path-node-not-in-config)
+        ("node_not_in_storage_topology", "failed to provision volume with StorageClass \"local-path\": config doesn't contain node worker-5, and no DEFAULT_PATH_FOR_NON_LISTED_NODES available"),
+        // topolvm/topolvm (topolvm-device-class-not-found)
+        ("node_not_in_storage_topology", "failed to provision volume with StorageClass \"topolvm-ssd\": rpc error: code = NotFound desc = device-class not found: ssd"),
+        // juicedata/juicefs-csi-driver (juicefs-mount-pod-not-running)
+        ("fuse_daemon_failed", "MountVolume.SetUp failed for volume \"pvc-0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d\" : rpc error: code = Internal desc = Could not mount juicefs: mount pod is not running in 60s, reason: ImagePullBackOff, please check its event, mountpod: juicefs-worker-1-pvc-0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d-xkq2p"),
+        // yandex-cloud/k8s-csi-s3 (csi-s3-geesefs-timeout)
+        ("fuse_daemon_failed", "MountVolume.MountDevice failed for volume \"pvc-4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b\" : rpc error: code = Internal desc = Timeout waiting for mount"),
+        // NetApp/trident (trident-find-multipaths-unsupported)
+        ("multipath_misconfigured", "MountVolume.MountDevice failed for volume \"pvc-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\" : rpc error: code = Internal desc = multipathd: unsupported find_multipaths: yes value; please set the value to no in /etc/multipath.conf file"),
+        // kubernetes-csi/csi-lib-iscsi (csi-lib-iscsi-multipath)
+        ("multipath_misconfigured", "MountVolume.SetUp failed for volume \"iscsi-pv\" : rpc error: code = Internal desc = device is not mapped to exactly one multipath device (is multipathd running?): []"),
+        // longhorn/longhorn-manager (longhorn-attach-ticket-other-node)
+        ("multi_attach", "AttachVolume.Attach failed for volume \"pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90\" : rpc error: code = Internal desc = volume pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90 failed to attach to node worker-2 with attachmentID csi-5b1f0e6d2c8a4b97e3f1a2c4d6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3: the volume is currently attached to different node worker-1 "),
+        // dell/csi-unity (dell-unity-published-other-host)
+        ("multi_attach", "AttachVolume.Attach failed for volume \"csivol-2a1b3c4d5e\" : rpc error: code = Aborted desc =  runid=87 Volume has been published to a different host already."),
+        // hpe-storage/csi-driver (hpe-device-not-found-serial)
+        ("device_missing", "MountVolume.MountDevice failed for volume \"pvc-5c4b3a29-1817-4e6d-9c5b-4a3f2e1d0c9b\" : rpc error: code = Internal desc = Error creating device for volume Vol-pvc-5c4b3a29-1817-4e6d-9c5b-4a3f2e1d0c9b, err: unable to find device matching volume serial number 60002ac0000000000000068e00019d4c"),
+        // NetApp/trident (trident-iscsi-tools-missing)
+        ("fs_helper_missing", "MountVolume.MountDevice failed for volume \"pvc-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\" : rpc error: code = Internal desc = unable to attach: open-iscsi tools not found on host"),
+        // openebs/mayastor-control-plane (mayastor-stage-nvme-connect)
+        ("kernel_module_missing", "MountVolume.MountDevice failed for volume \"pvc-3b1c6f2e-8d4a-4f1b-9c2e-7a5d3e9f1b20\" : rpc error: code = Internal desc = Failed to stage volume 3b1c6f2e-8d4a-4f1b-9c2e-7a5d3e9f1b20: attach failed: NVMe connect failed: /dev/nvme-fabrics, No such file or directory (os error 2)"),
+        // topolvm/topolvm (topolvm-fs-mismatch)
+        ("block_fs_corrupt_or_unformatted", "MountVolume.SetUp failed for volume \"pvc-1a2b3c4d-5e6f-4a8b-9c0d-e1f2a3b4c5d6\" : rpc error: code = Internal desc = target device is already formatted with different filesystem: volume=0b7c5d1e-1f2a-4b3c-8d4e-5f6a7b8c9d0e, current=ext4, new:xfs"),
+        // juicedata/juicefs-csi-driver (juicefs-kubelet-rootdir-mismatch)
+        ("kubelet_dir_or_propagation", "MountVolume.SetUp failed for volume \"pvc-0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d\" : rpc error: code = Internal desc = Could not mount juicefs: target kubelet rootdir /var/snap/microk8s/common/var/lib/kubelet is not equal csi mounted kubelet root-dir /var/lib/kubelet"),
+        // ceph/ceph-csi (cephfs-subvolume-not-found)
+        ("volume_missing_on_backend", "MountVolume.MountDevice failed for volume \"pvc-7e6d5c4b-3a29-4817-a6f5-e4d3c2b1a098\" : rpc error: code = Internal desc = Failed as volume not found (internal rados: ret=-2, No such file or directory)"),
+        // openebs/cstor-csi (cstor-cvc-not-bound)
+        ("volume_not_ready", "MountVolume.MountDevice failed for volume \"pvc-6f5e4d3c-2b1a-4098-87f6-e5d4c3b2a190\" : rpc error: code = Internal desc = Waiting for pvc-6f5e4d3c-2b1a-4098-87f6-e5d4c3b2a190's CVC to be bound"),
+        // longhorn/longhorn-manager (longhorn-encryption-passphrase-missing)
+        ("configmap_or_secret_missing", "MountVolume.MountDevice failed for volume \"pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90\" : rpc error: code = InvalidArgument desc = missing passphrase for encrypted volume pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90"),
+    ];
+    let mut wrong = Vec::new();
+    for (cause, msg) in cases {
+        let got = top(msg);
+        if got != *cause {
+            wrong.push(format!("want {cause}, got {got}: {msg}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
