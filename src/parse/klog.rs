@@ -80,7 +80,7 @@ pub fn parse_klog_prefiltered(
     let mut current: Option<Entry<'_>> = None;
     // Inside an entry that was skipped: its continuation lines are skipped too.
     let mut skipping: Option<Option<Prefix<'_>>> = None;
-    for (idx, raw) in text.split('\n').enumerate() {
+    for (idx, raw) in split_lines(text).enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let kind = classify(line);
         if let Some(stream) = &skipping {
@@ -127,6 +127,25 @@ pub fn parse_klog_prefiltered(
     }
     finish(current, &mut out, &mut keep, &mut spare);
     out
+}
+
+/// `text.split('\n')`, with the SIMD search of the memchr crate (`str::split` searches a byte
+/// at a time, and every line of a big log is split off).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match memchr::memchr(b'\n', t.as_bytes()) {
+            Some(i) => {
+                rest = Some(&t[i + 1..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                Some(t)
+            }
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,16 +245,15 @@ fn header(line: &str) -> Option<Header<'_>> {
     if !fixed_ok {
         return None;
     }
-    let ts_end = 15 + count_while(&b[15..], u8::is_ascii_digit);
-    let pid_start = ts_end + count_while(&b[ts_end..], |c| *c == b' ');
-    let pid_end = pid_start + count_while(&b[pid_start..], u8::is_ascii_digit);
+    let ts_end = skip_while(b, 15, |c| c.is_ascii_digit());
+    let pid_start = skip_while(b, ts_end, |c| c == b' ');
+    let pid_end = skip_while(b, pid_start, |c| c.is_ascii_digit());
     if ts_end == 15 || pid_start == ts_end || pid_end == pid_start || b.get(pid_end) != Some(&b' ')
     {
         return None;
     }
     let loc_start = pid_end + 1;
-    let loc_len = count_while(&b[loc_start..], |c| *c != b']' && *c != b' ');
-    let loc_end = loc_start + loc_len;
+    let loc_end = skip_while(b, loc_start, |c| c != b']' && c != b' ');
     if b.get(loc_end) != Some(&b']') || !is_location(&b[loc_start..loc_end]) {
         return None;
     }
@@ -254,8 +272,12 @@ fn header(line: &str) -> Option<Header<'_>> {
     })
 }
 
-fn count_while(b: &[u8], pred: impl Fn(&u8) -> bool) -> usize {
-    b.iter().take_while(|c| pred(c)).count()
+/// The first index from `i` on whose byte `pred` rejects (or the length).
+fn skip_while(b: &[u8], mut i: usize, pred: impl Fn(u8) -> bool) -> usize {
+    while i < b.len() && pred(b[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// `file.go:123`: a name, a colon, digits.
@@ -683,6 +705,24 @@ E0216 13:59:30.000001 9 c.go:4] keep too\n";
         assert_eq!(kept[1].pid, Some(9));
         assert_eq!(all[0].host.as_deref(), Some("node2"));
         assert_eq!(all[0].message, "drop, long long long\ncontinuation");
+    }
+
+    #[test]
+    fn lines_split_like_str_split() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "\na",
+            "a\nb",
+            "a\n\nb\n",
+            "\n\n",
+            "é\nü\r\n",
+        ] {
+            let want: Vec<&str> = text.split('\n').collect();
+            assert_eq!(split_lines(text).collect::<Vec<_>>(), want, "{text:?}");
+        }
     }
 
     #[test]
