@@ -161,16 +161,8 @@ fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> 
                 std::borrow::Cow::Owned(t)
             }
         };
-        let entries = std::cell::Cell::new(0usize);
-        let kept = klog::parse_klog_prefiltered(
-            &text,
-            |first| {
-                entries.set(entries.get() + 1);
-                volume_words_in(first)
-            },
-            is_volume_log_line,
-        );
-        log.entries += entries.get();
+        let (kept, entries) = volume_entries(&text);
+        log.entries += entries;
         log.matching += kept.len();
         log.kept.extend(kept);
         if log.kept.len() > 2 * MAX_LOG_LINES {
@@ -350,11 +342,34 @@ static VOLUME_WORDS: LazyLock<WordSet> = LazyLock::new(|| {
     ])
 });
 
-/// The words a volume failure's first line always has one of ([`is_volume_log_line`]'s
-/// VOLUME_WORDS as literals, ASCII case-insensitive): entries whose first line has none are
-/// skipped before they are parsed.
-pub fn volume_words_in(first_line: &str) -> bool {
-    VOLUME_WORDS.in_text_ascii_case(first_line.as_bytes())
+/// The entries of a kubelet log that [`is_volume_log_line`] keeps, and how many entries it
+/// has. An entry whose first line has none of the volume words (ASCII case-insensitive, the
+/// literals of the regex) cannot be kept, and is skipped with its continuation lines unread.
+pub fn volume_entries(text: &str) -> (Vec<LogLine>, usize) {
+    let entries = std::cell::Cell::new(0usize);
+    // The last first line found worth reading, when it is ASCII, and whether it has a failure
+    // word: most entries are that line alone, and are then decided without searching it again.
+    let last: std::cell::Cell<Option<(&str, bool)>> = std::cell::Cell::new(None);
+    let kept = klog::parse_klog_prefiltered(
+        text,
+        |first| {
+            entries.set(entries.get() + 1);
+            let (volume, failure) = VOLUME_WORDS
+                .ascii_case()
+                .in_text_then(FAILURE_WORDS.ascii_case(), first.as_bytes());
+            last.set((volume && first.is_ascii()).then_some((first, failure)));
+            volume
+        },
+        |l| match last.get() {
+            // The message is that ASCII line (trimmed, which takes no word away): the words'
+            // regexes answer as the ASCII-case searches did, and the volume words are there.
+            Some((first, failure)) if l.message == first.trim_end_matches(['\n', ' ', '\t']) => {
+                matches!(l.severity, Some('E' | 'W' | 'F')) || failure
+            }
+            _ => is_volume_log_line(l),
+        },
+    );
+    (kept, entries.get())
 }
 
 /// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
@@ -529,17 +544,7 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     }
     // A kubelet log first: it is the big input, and the checks below would scan all of it.
     if klog::looks_like_klog(text) {
-        let mut total = 0usize;
-        let entries = std::cell::Cell::new(0usize);
-        let mut kept = klog::parse_klog_prefiltered(
-            text,
-            |first| {
-                entries.set(entries.get() + 1);
-                volume_words_in(first)
-            },
-            is_volume_log_line,
-        );
-        total += entries.get();
+        let (mut kept, total) = volume_entries(text);
         if kept.len() > MAX_LOG_LINES {
             case.notes.push(format!(
                 "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
@@ -811,6 +816,70 @@ pub fn keep_pod_events(case: &mut Case) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn volume_entries_keeps_what_the_plain_filter_keeps() {
+        // The plain way: every entry whose first line has a volume word, read whole, then
+        // judged by is_volume_log_line.
+        let plain = |text: &str| {
+            let n = std::cell::Cell::new(0);
+            let kept = klog::parse_klog_prefiltered(
+                text,
+                |first| {
+                    n.set(n.get() + 1);
+                    VOLUME_WORDS.in_text_ascii_case(first.as_bytes())
+                },
+                is_volume_log_line,
+            );
+            (kept, n.get())
+        };
+        let long = "x".repeat(70_000);
+        let text = [
+            "I0924 13:00:00.000001 1 a.go:1] MountVolume.SetUp succeeded for volume \"v\"",
+            "I0924 13:00:00.000002 1 a.go:2] MountVolume.SetUp failed for volume \"v\"   ",
+            "E0924 13:00:00.000003 1 disk_manager.go:3] the location has a word, the line not",
+            "E0924 13:00:00.000004 1 b.go:4] attach done",
+            "I0924 13:00:00.000005 1 c.go:5] no word on the first line",
+            "  but the continuation says: mount failed",
+            "I0924 13:00:00.000006 1 c.go:6] mount ok on the first line",
+            "  and the continuation: exit status 32",
+            "I0924 13:00:00.000007 1 c.go:7] mount with CRLF failed\r",
+            "continuation\r",
+            "I0924 13:00:00.000008 1 c.go:8] ſecret mount, non-ASCII: unable",
+            "I0924 13:00:00.000009 1 c.go:9] DEVICE BUSY",
+            "I0924 13:00:00.000010 1 c.go:10] device bu\u{17f}y (a regex-only failure word)",
+            &format!("I0924 13:00:00.000011 1 c.go:11] volume {long} failed"),
+            &format!("I0924 13:00:00.000012 1 c.go:12] volume failed {long}"),
+            "",
+            "I0924 13:00:00.000013 1 c.go:13] claim is fine",
+            "",
+            "  ",
+            "Sep 24 13:56:09 w01 kubelet[123]: E0924 13:56:09.1 123 m.go:219] Mount failed",
+            "Sep 24 13:56:09 w01 kubelet[123]: Mounting command: mount",
+            "Sep 24 13:56:09 w01 systemd[1]: Started Session 5.",
+            "Sep 24 13:56:09 w01 kubelet[123]: I0924 13:56:10.2 123 a.go:1] nfs timed out",
+        ]
+        .join("\n");
+        // Every way of cutting it into two windows, as the stream does.
+        let lines: Vec<&str> = text.split('\n').collect();
+        for cut in 0..=lines.len() {
+            for part in [lines[..cut].join("\n"), lines[cut..].join("\n")] {
+                assert_eq!(volume_entries(&part), plain(&part), "{part:?}");
+            }
+        }
+        let (kept, n) = volume_entries(&text);
+        assert_eq!(n, 15);
+        let kept: Vec<&str> = kept.iter().filter_map(|l| l.location.as_deref()).collect();
+        // c.go:5 has its volume word in a continuation only; c.go:11's failure word is past
+        // the 64 KiB cap; c.go:13 and the systemd line are no failures.
+        assert_eq!(
+            kept,
+            [
+                "a.go:2", "b.go:4", "c.go:6", "c.go:7", "c.go:8", "c.go:9", "c.go:10", "c.go:12",
+                "m.go:219", "a.go:1"
+            ]
+        );
+    }
 
     #[test]
     fn volume_words_are_the_regex_they_always_were() {

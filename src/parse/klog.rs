@@ -68,18 +68,18 @@ pub fn parse_klog_with(text: &str, keep: impl FnMut(&LogLine) -> bool) -> Vec<Lo
 /// Like [`parse_klog_with`], but an entry whose first line's message `worth` rejects is skipped
 /// with its continuation lines before anything is allocated for it: on a big log, most entries
 /// cost one header check.
-pub fn parse_klog_prefiltered(
-    text: &str,
-    worth: impl Fn(&str) -> bool,
+pub fn parse_klog_prefiltered<'a>(
+    text: &'a str,
+    worth: impl Fn(&'a str) -> bool,
     mut keep: impl FnMut(&LogLine) -> bool,
 ) -> Vec<LogLine> {
     let mut out = Vec::new();
     // The strings of the last entry not kept, reused by the next one: most entries of a big
     // log are read and dropped, and need no allocation then.
     let mut spare = LogLine::default();
-    let mut current: Option<Entry<'_>> = None;
+    let mut current: Option<Entry<'a>> = None;
     // Inside an entry that was skipped: its continuation lines are skipped too.
-    let mut skipping: Option<Option<Prefix<'_>>> = None;
+    let mut skipping: Option<Option<Prefix<'a>>> = None;
     for (idx, raw) in split_lines(text).enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let kind = classify(line);

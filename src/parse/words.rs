@@ -115,6 +115,29 @@ impl WordSet {
     pub fn in_text_ascii_case(&self, text: &[u8]) -> bool {
         self.words.in_text(text)
     }
+
+    /// The words, searched ignoring ASCII case only.
+    pub fn ascii_case(&self) -> &Words {
+        &self.words
+    }
+}
+
+impl Words {
+    /// Whether one of these words is in `text` and, when one is, whether one of `then`'s is
+    /// too: the answers of `self.in_text(text)` and `then.in_text(text)`, folding `text` once.
+    pub fn in_text_then(&self, then: &Words, text: &[u8]) -> (bool, bool) {
+        if text.len() > BLOCK {
+            let first = self.in_text(text);
+            return (first, first && then.in_text(text));
+        }
+        FOLDED.with_borrow_mut(|buf| {
+            buf.clear();
+            buf.extend_from_slice(text);
+            fold_ascii_in_place(buf);
+            let first = self.searcher.find(&buf[..]).is_some();
+            (first, first && then.searcher.find(&buf[..]).is_some())
+        })
+    }
 }
 
 /// `A`-`Z` lowered, every other byte as it is.
@@ -239,10 +262,22 @@ mod tests {
                 cases.push(t);
             }
         }
+        let then = Words::new(&["mount", "'t"]);
+        let then_reference = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["mount", "'t"])
+            .unwrap();
         for t in &cases {
             assert_eq!(
                 w.in_text(t),
                 reference(t),
+                "{:?}",
+                String::from_utf8_lossy(t)
+            );
+            let first = reference(t);
+            assert_eq!(
+                w.in_text_then(&then, t),
+                (first, first && then_reference.is_match(t)),
                 "{:?}",
                 String::from_utf8_lossy(t)
             );
