@@ -31,6 +31,8 @@ pub struct StreamedLog {
     pub matching: usize,
     /// Invalid UTF-8 bytes replaced.
     pub replaced: usize,
+    /// Line breaks read so far (the kept lines are numbered in the whole input).
+    pub lines: usize,
 }
 
 /// Read `path`: a file, `-` (stdin), or a directory (every file in it, sorted, such as one
@@ -161,7 +163,8 @@ fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> 
                 std::borrow::Cow::Owned(t)
             }
         };
-        let (kept, entries) = volume_entries(&text);
+        let (kept, entries, lines) = volume_entries_in_parts(&text, log.lines);
+        log.lines += lines;
         log.entries += entries;
         log.matching += kept.len();
         log.kept.extend(kept);
@@ -184,6 +187,71 @@ fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> 
         text: String::new(),
         log: Some(log),
     })
+}
+
+/// [`volume_entries`] of `text`, which is whole entries, cut at entry starts into one part per
+/// core (up to 4) scanned side by side: the same lines in the same order, and the same count.
+/// `text` starts after `lines_before` lines of the input: the kept lines are numbered in the
+/// input, not in `text`. Also returns the lines `text` ends (its line breaks).
+fn volume_entries_in_parts(text: &str, lines_before: usize) -> (Vec<LogLine>, usize, usize) {
+    // Below this, a thread costs more than it saves.
+    const MIN_PART: usize = 256 << 10;
+    static PARTS: LazyLock<usize> =
+        LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
+    let parts = (*PARTS).min(text.len() / MIN_PART).max(1);
+    let scan = |p: &str| {
+        let (kept, entries) = volume_entries(p);
+        (
+            kept,
+            entries,
+            memchr::memchr_iter(b'\n', p.as_bytes()).count(),
+        )
+    };
+    if parts == 1 {
+        let (mut kept, entries, lines) = scan(text);
+        kept.iter_mut().for_each(|l| l.line_no += lines_before);
+        return (kept, entries, lines);
+    }
+    let mut cuts = vec![0];
+    for i in 1..parts {
+        let at = text.len() * i / parts;
+        // The last entry start at or before `at` (after the previous cut); a part with no
+        // entry start in it is joined to the next.
+        let prev = *cuts.last().expect("starts with 0");
+        if at <= prev {
+            continue;
+        }
+        if let Some(start) = last_entry_start(&text.as_bytes()[prev..at]) {
+            cuts.push(prev + start);
+        }
+    }
+    cuts.push(text.len());
+    let pieces: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+    let results: Vec<(Vec<LogLine>, usize, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = pieces[1..]
+            .iter()
+            .map(|p| s.spawn(move || scan(p)))
+            .collect();
+        let mut out = vec![scan(pieces[0])];
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("log scan thread")),
+        );
+        out
+    });
+    let mut kept = Vec::new();
+    let (mut entries, mut lines) = (0, 0);
+    for (k, n, l) in results {
+        let before = lines_before + lines;
+        kept.extend(k.into_iter().map(|mut x| {
+            x.line_no += before;
+            x
+        }));
+        entries += n;
+        lines += l;
+    }
+    (kept, entries, lines)
 }
 
 /// The offset of the last line in `buf` that begins a klog entry (after at least one complete
@@ -816,6 +884,46 @@ pub fn keep_pod_events(case: &mut Case) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_log_keeps_what_reading_it_whole_keeps_numbered_in_the_input() {
+        // Over three stream windows, each cut into parts scanned side by side: kept lines, their
+        // line numbers and the entry count are those of reading the text whole.
+        let mut text = String::new();
+        let mut i = 0usize;
+        while text.len() < 3 * STREAM_CHUNK + 12_345 {
+            i += 1;
+            let line = match i % 97 {
+                0 => format!(
+                    "E0924 13:00:00.{i:06} 1 nestedpendingoperations.go:348] MountVolume.SetUp failed for volume \"v{i}\" : mount failed: exit status 32\nMounting command: mount\n"
+                ),
+                5 => format!("I0924 13:00:00.{i:06} 1 a.go:1] no word here\n  but a continuation: mount failed {i}\n"),
+                7 => format!("W0924 13:00:00.{i:06} 1 b.go:2] attach of disk {i} timed out\n"),
+                _ => format!("I0924 13:00:00.{i:06} 1 pod_workers.go:965] \"Processing pod event done\" pod=\"ns/p{i}\"\n"),
+            };
+            text.push_str(&line);
+        }
+        let whole = volume_entries(&text);
+        assert!(
+            whole.0.len() > 500 && whole.0.len() < MAX_LOG_LINES,
+            "{}",
+            whole.0.len()
+        );
+        let sources =
+            read_inputs("-", u64::MAX, &mut std::io::Cursor::new(text.as_bytes())).unwrap();
+        let log = sources[0].log.as_ref().expect("streamed");
+        assert_eq!(log.entries, whole.1);
+        assert_eq!(log.lines, text.matches('\n').count());
+        let key = |l: &LogLine| (l.line_no, l.location.clone(), l.message.clone());
+        let streamed: Vec<_> = log.kept.iter().map(key).collect();
+        let expected: Vec<_> = whole.0.iter().map(key).collect();
+        assert_eq!(streamed.len(), expected.len());
+        assert!(
+            streamed == expected,
+            "first difference at {:?}",
+            streamed.iter().zip(&expected).position(|(a, b)| a != b)
+        );
+    }
 
     #[test]
     fn volume_entries_keeps_what_the_plain_filter_keeps() {
