@@ -31,6 +31,8 @@ pub struct StreamedLog {
     pub matching: usize,
     /// Invalid UTF-8 bytes replaced.
     pub replaced: usize,
+    /// Line breaks read so far (the kept lines are numbered in the whole input).
+    pub lines: usize,
 }
 
 /// Read `path`: a file, `-` (stdin), or a directory (every file in it, sorted, such as one
@@ -152,20 +154,18 @@ fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> 
         };
         let cut = if cut == 0 { buf.len() } else { cut };
         let window = &buf[..cut];
-        let text = String::from_utf8_lossy(window);
-        if let std::borrow::Cow::Owned(t) = &text {
-            log.replaced += t.matches('\u{FFFD}').count();
-        }
-        let entries = std::cell::Cell::new(0usize);
-        let kept = klog::parse_klog_prefiltered(
-            &text,
-            |first| {
-                entries.set(entries.get() + 1);
-                volume_words_in(first)
-            },
-            is_volume_log_line,
-        );
-        log.entries += entries.get();
+        // Checking is several times faster than what `from_utf8_lossy` does on valid text.
+        let text = match std::str::from_utf8(window) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => {
+                let t = String::from_utf8_lossy(window).into_owned();
+                log.replaced += t.matches('\u{FFFD}').count();
+                std::borrow::Cow::Owned(t)
+            }
+        };
+        let (kept, entries, lines) = volume_entries_in_parts(&text, log.lines);
+        log.lines += lines;
+        log.entries += entries;
         log.matching += kept.len();
         log.kept.extend(kept);
         if log.kept.len() > 2 * MAX_LOG_LINES {
@@ -187,6 +187,71 @@ fn stream_klog(label: &str, head: Vec<u8>, r: &mut dyn Read, max_bytes: u64) -> 
         text: String::new(),
         log: Some(log),
     })
+}
+
+/// [`volume_entries`] of `text`, which is whole entries, cut at entry starts into one part per
+/// core (up to 4) scanned side by side: the same lines in the same order, and the same count.
+/// `text` starts after `lines_before` lines of the input: the kept lines are numbered in the
+/// input, not in `text`. Also returns the lines `text` ends (its line breaks).
+fn volume_entries_in_parts(text: &str, lines_before: usize) -> (Vec<LogLine>, usize, usize) {
+    // Below this, a thread costs more than it saves.
+    const MIN_PART: usize = 256 << 10;
+    static PARTS: LazyLock<usize> =
+        LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
+    let parts = (*PARTS).min(text.len() / MIN_PART).max(1);
+    let scan = |p: &str| {
+        let (kept, entries) = volume_entries(p);
+        (
+            kept,
+            entries,
+            memchr::memchr_iter(b'\n', p.as_bytes()).count(),
+        )
+    };
+    if parts == 1 {
+        let (mut kept, entries, lines) = scan(text);
+        kept.iter_mut().for_each(|l| l.line_no += lines_before);
+        return (kept, entries, lines);
+    }
+    let mut cuts = vec![0];
+    for i in 1..parts {
+        let at = text.len() * i / parts;
+        // The last entry start at or before `at` (after the previous cut); a part with no
+        // entry start in it is joined to the next.
+        let prev = *cuts.last().expect("starts with 0");
+        if at <= prev {
+            continue;
+        }
+        if let Some(start) = last_entry_start(&text.as_bytes()[prev..at]) {
+            cuts.push(prev + start);
+        }
+    }
+    cuts.push(text.len());
+    let pieces: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+    let results: Vec<(Vec<LogLine>, usize, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = pieces[1..]
+            .iter()
+            .map(|p| s.spawn(move || scan(p)))
+            .collect();
+        let mut out = vec![scan(pieces[0])];
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("log scan thread")),
+        );
+        out
+    });
+    let mut kept = Vec::new();
+    let (mut entries, mut lines) = (0, 0);
+    for (k, n, l) in results {
+        let before = lines_before + lines;
+        kept.extend(k.into_iter().map(|mut x| {
+            x.line_no += before;
+            x
+        }));
+        entries += n;
+        lines += l;
+    }
+    (kept, entries, lines)
 }
 
 /// The offset of the last line in `buf` that begins a klog entry (after at least one complete
@@ -322,42 +387,61 @@ static RBD_IMAGE_ARG: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+use crate::parse::words::WordSet;
 use crate::parse::FAILURE_WORDS;
 
-/// The words a volume failure's first line always has one of ([`is_volume_log_line`]'s
-/// VOLUME_WORDS as literals, ASCII case-insensitive): entries whose first line has none are
-/// skipped before they are parsed.
-pub fn volume_words_in(first_line: &str) -> bool {
-    static AC: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-        aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build([
-                "volume",
-                "mount",
-                "attach",
-                "rbd",
-                "nfs",
-                "csi",
-                "iscsi",
-                "claim",
-                "disk",
-                "device",
-                "subpath",
-                "hostpath",
-                "configmap",
-                "secret",
-            ])
-            .expect("static automaton")
-    });
-    AC.is_match(first_line)
+/// The words a log line about a volume has one of.
+static VOLUME_WORDS: LazyLock<WordSet> = LazyLock::new(|| {
+    WordSet::new(&[
+        "volume",
+        "mount",
+        "attach",
+        "rbd",
+        "nfs",
+        "csi",
+        "iscsi",
+        "claim",
+        "disk",
+        "device",
+        "subpath",
+        "hostpath",
+        "configmap",
+        "secret",
+    ])
+});
+
+/// The entries of a kubelet log that [`is_volume_log_line`] keeps, and how many entries it
+/// has. An entry whose first line has none of the volume words (ASCII case-insensitive, the
+/// literals of the regex) cannot be kept, and is skipped with its continuation lines unread.
+pub fn volume_entries(text: &str) -> (Vec<LogLine>, usize) {
+    let entries = std::cell::Cell::new(0usize);
+    // The last first line found worth reading, when it is ASCII, and whether it has a failure
+    // word: most entries are that line alone, and are then decided without searching it again.
+    let last: std::cell::Cell<Option<(&str, bool)>> = std::cell::Cell::new(None);
+    let kept = klog::parse_klog_prefiltered(
+        text,
+        |first| {
+            entries.set(entries.get() + 1);
+            let (volume, failure) = VOLUME_WORDS
+                .ascii_case()
+                .in_text_then(FAILURE_WORDS.ascii_case(), first.as_bytes());
+            last.set((volume && first.is_ascii()).then_some((first, failure)));
+            volume
+        },
+        |l| match last.get() {
+            // The message is that ASCII line (trimmed, which takes no word away): the words'
+            // regexes answer as the ASCII-case searches did, and the volume words are there.
+            Some((first, failure)) if l.message == first.trim_end_matches(['\n', ' ', '\t']) => {
+                matches!(l.severity, Some('E' | 'W' | 'F')) || failure
+            }
+            _ => is_volume_log_line(l),
+        },
+    );
+    (kept, entries.get())
 }
 
 /// Log lines worth keeping from a (possibly huge) kubelet log: failures about volumes.
 pub fn is_volume_log_line(l: &LogLine) -> bool {
-    static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)volume|mount|attach|rbd|nfs|csi|iscsi|claim|disk|device|subpath|hostpath|configmap|secret")
-            .expect("static regex")
-    });
     let failing = matches!(l.severity, Some('E' | 'W' | 'F')) || FAILURE_WORDS.is_match(&l.message);
     failing && VOLUME_WORDS.is_match(&l.message)
 }
@@ -528,17 +612,7 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     }
     // A kubelet log first: it is the big input, and the checks below would scan all of it.
     if klog::looks_like_klog(text) {
-        let mut total = 0usize;
-        let entries = std::cell::Cell::new(0usize);
-        let mut kept = klog::parse_klog_prefiltered(
-            text,
-            |first| {
-                entries.set(entries.get() + 1);
-                volume_words_in(first)
-            },
-            is_volume_log_line,
-        );
-        total += entries.get();
+        let (mut kept, total) = volume_entries(text);
         if kept.len() > MAX_LOG_LINES {
             case.notes.push(format!(
                 "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
@@ -810,6 +884,118 @@ pub fn keep_pod_events(case: &mut Case) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_log_keeps_what_reading_it_whole_keeps_numbered_in_the_input() {
+        // Over three stream windows, each cut into parts scanned side by side: kept lines, their
+        // line numbers and the entry count are those of reading the text whole.
+        let mut text = String::new();
+        let mut i = 0usize;
+        while text.len() < 3 * STREAM_CHUNK + 12_345 {
+            i += 1;
+            let line = match i % 97 {
+                0 => format!(
+                    "E0924 13:00:00.{i:06} 1 nestedpendingoperations.go:348] MountVolume.SetUp failed for volume \"v{i}\" : mount failed: exit status 32\nMounting command: mount\n"
+                ),
+                5 => format!("I0924 13:00:00.{i:06} 1 a.go:1] no word here\n  but a continuation: mount failed {i}\n"),
+                7 => format!("W0924 13:00:00.{i:06} 1 b.go:2] attach of disk {i} timed out\n"),
+                _ => format!("I0924 13:00:00.{i:06} 1 pod_workers.go:965] \"Processing pod event done\" pod=\"ns/p{i}\"\n"),
+            };
+            text.push_str(&line);
+        }
+        let whole = volume_entries(&text);
+        assert!(
+            whole.0.len() > 500 && whole.0.len() < MAX_LOG_LINES,
+            "{}",
+            whole.0.len()
+        );
+        let sources =
+            read_inputs("-", u64::MAX, &mut std::io::Cursor::new(text.as_bytes())).unwrap();
+        let log = sources[0].log.as_ref().expect("streamed");
+        assert_eq!(log.entries, whole.1);
+        assert_eq!(log.lines, text.matches('\n').count());
+        let key = |l: &LogLine| (l.line_no, l.location.clone(), l.message.clone());
+        let streamed: Vec<_> = log.kept.iter().map(key).collect();
+        let expected: Vec<_> = whole.0.iter().map(key).collect();
+        assert_eq!(streamed.len(), expected.len());
+        assert!(
+            streamed == expected,
+            "first difference at {:?}",
+            streamed.iter().zip(&expected).position(|(a, b)| a != b)
+        );
+    }
+
+    #[test]
+    fn volume_entries_keeps_what_the_plain_filter_keeps() {
+        // The plain way: every entry whose first line has a volume word, read whole, then
+        // judged by is_volume_log_line.
+        let plain = |text: &str| {
+            let n = std::cell::Cell::new(0);
+            let kept = klog::parse_klog_prefiltered(
+                text,
+                |first| {
+                    n.set(n.get() + 1);
+                    VOLUME_WORDS.in_text_ascii_case(first.as_bytes())
+                },
+                is_volume_log_line,
+            );
+            (kept, n.get())
+        };
+        let long = "x".repeat(70_000);
+        let text = [
+            "I0924 13:00:00.000001 1 a.go:1] MountVolume.SetUp succeeded for volume \"v\"",
+            "I0924 13:00:00.000002 1 a.go:2] MountVolume.SetUp failed for volume \"v\"   ",
+            "E0924 13:00:00.000003 1 disk_manager.go:3] the location has a word, the line not",
+            "E0924 13:00:00.000004 1 b.go:4] attach done",
+            "I0924 13:00:00.000005 1 c.go:5] no word on the first line",
+            "  but the continuation says: mount failed",
+            "I0924 13:00:00.000006 1 c.go:6] mount ok on the first line",
+            "  and the continuation: exit status 32",
+            "I0924 13:00:00.000007 1 c.go:7] mount with CRLF failed\r",
+            "continuation\r",
+            "I0924 13:00:00.000008 1 c.go:8] ſecret mount, non-ASCII: unable",
+            "I0924 13:00:00.000009 1 c.go:9] DEVICE BUSY",
+            "I0924 13:00:00.000010 1 c.go:10] device bu\u{17f}y (a regex-only failure word)",
+            &format!("I0924 13:00:00.000011 1 c.go:11] volume {long} failed"),
+            &format!("I0924 13:00:00.000012 1 c.go:12] volume failed {long}"),
+            "",
+            "I0924 13:00:00.000013 1 c.go:13] claim is fine",
+            "",
+            "  ",
+            "Sep 24 13:56:09 w01 kubelet[123]: E0924 13:56:09.1 123 m.go:219] Mount failed",
+            "Sep 24 13:56:09 w01 kubelet[123]: Mounting command: mount",
+            "Sep 24 13:56:09 w01 systemd[1]: Started Session 5.",
+            "Sep 24 13:56:09 w01 kubelet[123]: I0924 13:56:10.2 123 a.go:1] nfs timed out",
+        ]
+        .join("\n");
+        // Every way of cutting it into two windows, as the stream does.
+        let lines: Vec<&str> = text.split('\n').collect();
+        for cut in 0..=lines.len() {
+            for part in [lines[..cut].join("\n"), lines[cut..].join("\n")] {
+                assert_eq!(volume_entries(&part), plain(&part), "{part:?}");
+            }
+        }
+        let (kept, n) = volume_entries(&text);
+        assert_eq!(n, 15);
+        let kept: Vec<&str> = kept.iter().filter_map(|l| l.location.as_deref()).collect();
+        // c.go:5 has its volume word in a continuation only; c.go:11's failure word is past
+        // the 64 KiB cap; c.go:13 and the systemd line are no failures.
+        assert_eq!(
+            kept,
+            [
+                "a.go:2", "b.go:4", "c.go:6", "c.go:7", "c.go:8", "c.go:9", "c.go:10", "c.go:12",
+                "m.go:219", "a.go:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn volume_words_are_the_regex_they_always_were() {
+        assert_eq!(
+            VOLUME_WORDS.regex().as_str(),
+            r"(?i)volume|mount|attach|rbd|nfs|csi|iscsi|claim|disk|device|subpath|hostpath|configmap|secret"
+        );
+    }
 
     #[test]
     fn transcripts_split_at_prompts() {

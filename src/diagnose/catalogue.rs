@@ -1,10 +1,14 @@
 //! Loads `knowledge.yaml` (the cause catalogue, patterns, remediation and OS package map) once,
-//! checks it, and compiles its patterns into one `RegexSet` so a message is scanned once.
+//! checks it, and compiles its patterns into one lazy DFA so a message is scanned once.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson;
+use regex_automata::util::pool::Pool;
+use regex_automata::{Input, MatchKind, PatternSet};
 use serde::{Deserialize, Serialize};
 
 use super::report::StepKind;
@@ -221,13 +225,102 @@ impl Pattern {
     }
 }
 
+/// Which of many regexes match a text: the answer of `RegexSet::matches`, from a lazy DFA of
+/// the forward NFA alone. A `RegexSet` compiles a reverse NFA and the PikeVM and backtracker
+/// besides, which telling which patterns match never needs: two thirds of the time loading the
+/// catalogue took, paid by every run. The `RegexSet` is built only when the DFA cannot answer
+/// (it stops at a non-ASCII byte next to a Unicode `\b`), and answers then.
+pub struct PatternScan {
+    patterns: Vec<String>,
+    dfa: DFA,
+    caches: Pool<Cache, CacheFn>,
+    fallback: OnceLock<RegexSet>,
+}
+
+type CacheFn =
+    Box<dyn Fn() -> Cache + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
+
+/// The indices of the patterns that match, in increasing order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternMatches(Vec<usize>);
+
+impl PatternMatches {
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+impl std::fmt::Debug for PatternScan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatternScan")
+            .field("patterns", &self.patterns.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The lazy DFA's cache may grow to this (the default 2 MiB is outgrown on varied input, and
+/// the cache is cleared again and again).
+const SCAN_CACHE: usize = 32 << 20;
+
+impl PatternScan {
+    pub fn new(patterns: Vec<String>) -> Result<PatternScan, String> {
+        let dfa = DFA::builder()
+            .configure(
+                DFA::config()
+                    .match_kind(MatchKind::All)
+                    .unicode_word_boundary(true)
+                    .cache_capacity(SCAN_CACHE),
+            )
+            .thompson(
+                thompson::Config::new()
+                    .which_captures(thompson::WhichCaptures::None)
+                    .nfa_size_limit(Some(SCAN_CACHE)),
+            )
+            .build_many(&patterns)
+            .map_err(|e| e.to_string())?;
+        let for_cache = dfa.clone();
+        let create: CacheFn = Box::new(move || for_cache.create_cache());
+        Ok(PatternScan {
+            patterns,
+            dfa,
+            caches: Pool::new(create),
+            fallback: OnceLock::new(),
+        })
+    }
+
+    /// The patterns that match somewhere in `text`.
+    pub fn matches(&self, text: &str) -> PatternMatches {
+        let mut set = PatternSet::new(self.dfa.pattern_len());
+        let found = {
+            let mut cache = self.caches.get();
+            self.dfa
+                .try_which_overlapping_matches(&mut cache, &Input::new(text), &mut set)
+        };
+        match found {
+            Ok(()) => PatternMatches(set.iter().map(|p| p.as_usize()).collect()),
+            Err(_) => PatternMatches(self.fallback().matches(text).iter().collect()),
+        }
+    }
+
+    /// The same patterns as a `RegexSet` (what answers when the DFA cannot).
+    pub fn fallback(&self) -> &RegexSet {
+        self.fallback.get_or_init(|| {
+            RegexSetBuilder::new(&self.patterns)
+                .dfa_size_limit(SCAN_CACHE)
+                .size_limit(SCAN_CACHE)
+                .build()
+                .expect("the DFA of the same patterns was built")
+        })
+    }
+}
+
 /// The loaded, checked knowledge.
 #[derive(Debug)]
 pub struct Catalogue {
     pub causes: Vec<CauseDef>,
     pub patterns: Vec<Pattern>,
     /// All pattern regexes, for one pass over a message.
-    pub set: RegexSet,
+    pub set: PatternScan,
     pub os_families: Vec<(OsFamilyDef, Regex)>,
     pub rhel_legacy: Regex,
     pub install_commands: BTreeMap<String, String>,
@@ -387,13 +480,7 @@ impl Catalogue {
         if !seen.contains("unknown") {
             return Err("the catalogue must define `unknown`".into());
         }
-        // The lazy DFA of a set this size outgrows the default 2 MiB cache on varied input,
-        // then falls back to the PikeVM for good (~1,000x slower, measured in benches/).
-        let set = RegexSetBuilder::new(patterns.iter().map(|p| p.def.regex.as_str()))
-            .dfa_size_limit(32 << 20)
-            .size_limit(32 << 20)
-            .build()
-            .map_err(|e| e.to_string())?;
+        let set = PatternScan::new(patterns.iter().map(|p| p.def.regex.clone()).collect())?;
         let os_families = k
             .os_families
             .into_iter()
@@ -528,6 +615,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_pattern_scan_answers_like_a_regex_set() {
+        let c = catalogue();
+        let set = c.set.fallback();
+        let corpus = include_str!("../../fixtures/corpus/real-mount-failures.yaml");
+        let mut texts: Vec<String> = corpus.lines().map(str::to_string).collect();
+        texts.push(corpus.to_string());
+        // Non-ASCII next to a Unicode \b: the DFA stops there and the RegexSet answers.
+        for t in corpus.lines().take(200) {
+            texts.push(t.replace(' ', " é "));
+            texts.push(format!("É{t}ü"));
+            texts.push(t.replace("EBUSY", "éEBUSYé").replace("EIO", "ÉEIO"));
+        }
+        texts.push("device or resource busy: EBUSY".into());
+        texts.push("ÉEBUSY and \u{17f}tale".into());
+        let mut hits = 0;
+        for t in &texts {
+            let want: Vec<usize> = set.matches(t).iter().collect();
+            hits += want.len();
+            assert_eq!(c.set.matches(t).iter().collect::<Vec<_>>(), want, "{t:?}");
+        }
+        assert!(hits > 300, "the texts match patterns ({hits})");
+        // And the DFA did stop on some of them, so the fallback answered.
+        let stops = |t: &str| {
+            let mut set = PatternSet::new(c.set.dfa.pattern_len());
+            let mut cache = c.set.dfa.create_cache();
+            c.set
+                .dfa
+                .try_which_overlapping_matches(&mut cache, &Input::new(t), &mut set)
+                .is_err()
+        };
+        assert!(stops("ÉEBUSY and \u{17f}tale"));
+        assert!(!stops("device or resource busy: EBUSY"));
     }
 
     #[test]

@@ -30,12 +30,7 @@ impl Candidate {
 
 /// Collapse whitespace runs so tidy, wrapped and flattened copies of a message look the same.
 pub fn normalize(text: &str) -> Cow<'_, str> {
-    let needs = text
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace())
-        || text.bytes().any(|b| b == b'\n' || b == b'\t' || b == b'\r');
-    if !needs {
+    if !needs_normalizing(text.as_bytes()) {
         return Cow::Borrowed(text.trim());
     }
     let mut out = String::with_capacity(text.len());
@@ -46,6 +41,21 @@ pub fn normalize(text: &str) -> Cow<'_, str> {
         out.push_str(w);
     }
     Cow::Owned(out)
+}
+
+/// A line break or tab, or two ASCII whitespace bytes in a row: found with SIMD searches,
+/// since every message is asked (`\n`, `\t` and `\r` are searched at once; what else can make
+/// a pair is a space or a form feed, and without a form feed only two spaces).
+fn needs_normalizing(b: &[u8]) -> bool {
+    if memchr::memchr3(b'\n', b'\t', b'\r', b).is_some() {
+        return true;
+    }
+    if memchr::memchr(0x0c, b).is_some() {
+        return b
+            .windows(2)
+            .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace());
+    }
+    memchr::memmem::find(b, b"  ").is_some()
 }
 
 /// Candidates for one (normalised) message, best first, at most one per cause.
@@ -153,6 +163,32 @@ fn quote_around(text: &str, start: usize, end: usize) -> String {
 mod tests {
     use super::*;
     use crate::diagnose::context::{context_for, Hints};
+
+    #[test]
+    fn needs_normalizing_is_the_byte_pair_test() {
+        let slow = |b: &[u8]| {
+            b.windows(2)
+                .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace())
+                || b.iter().any(|c| *c == b'\n' || *c == b'\t' || *c == b'\r')
+        };
+        let alphabet = [
+            b' ', b'\n', b'\t', b'\r', 0x0c, 0x0b, b'a', b'-', 0xc2, 0xa0,
+        ];
+        let mut seed = 0xda94_2042_e4dd_58b5u64;
+        for len in 0..40 {
+            for _ in 0..500 {
+                let t: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                assert_eq!(needs_normalizing(&t), slow(&t), "{t:?}");
+            }
+        }
+    }
 
     fn top(msg: &str) -> Vec<(&'static str, f64)> {
         let n = normalize(msg);

@@ -206,8 +206,11 @@ fn log_line_matters(severity: Option<char>, message: &str) -> bool {
 /// through both event APIs is one event: counted once, not twice.
 pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
-    // Normalised text → index in `out`: merging stays linear on a big log.
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // Hash of the normalised text → indices in `out` with that hash: merging stays linear on a
+    // big log, without a second copy of every message (the texts are compared in `out`).
+    use std::hash::BuildHasher as _;
+    let hasher = std::collections::hash_map::RandomState::new();
+    let mut seen: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
     // (normalised text, reason, object) of events already counted, by API.
     let mut events_seen: std::collections::HashMap<(String, String, String), Origin> =
         std::collections::HashMap::new();
@@ -217,9 +220,9 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
         if let std::borrow::Cow::Owned(r) = crate::redact::redact(&m.text) {
             m.text = r;
         }
-        let key = normalize(&m.text).into_owned();
+        let key = normalize(&m.text);
         if let Some((k, origin)) = event_key {
-            let k = (key.clone(), k.1, k.2);
+            let k = (key.clone().into_owned(), k.1, k.2);
             match events_seen.get(&k) {
                 // The same event through the other API: already counted.
                 Some(o) if *o != origin => return,
@@ -228,10 +231,11 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 }
             }
         }
-        match seen.get(&key) {
+        let same = seen.entry(hasher.hash_one(&*key)).or_default();
+        match same.iter().find(|&&i| normalize(&out[i].text) == key) {
             Some(&i) => out[i].count += m.count,
             None => {
-                seen.insert(key, out.len());
+                same.push(out.len());
                 out.push(m);
             }
         }
@@ -345,10 +349,11 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     let named;
     let case = match (case.pod_display_name(), pod_named_by(case, &msgs)) {
         (None, Some((name, ns))) => {
+            // The log lines are in `msgs` now; nothing below reads them.
             named = Case {
                 pod_name: Some(name),
                 namespace: case.namespace.clone().or(ns),
-                ..case.clone()
+                ..case.clone_without_logs()
             };
             &named
         }

@@ -260,6 +260,60 @@ pub struct Case {
 }
 
 impl Case {
+    /// A copy of everything but the log lines, for code that has read them already: they can
+    /// be most of a case read from a big log.
+    pub fn clone_without_logs(&self) -> Case {
+        // Every field named, so a new one cannot be forgotten here.
+        let Case {
+            pod_name,
+            namespace,
+            pod,
+            events,
+            logs: _,
+            messages,
+            pvcs,
+            pvs,
+            storage_classes,
+            csi_drivers,
+            volume_attachments,
+            nodes,
+            other_pods,
+            rbd,
+            csi_nodes,
+            missing,
+            denied,
+            configmaps,
+            secrets,
+            notes,
+            inputs,
+            node_facts,
+        } = self;
+        Case {
+            pod_name: pod_name.clone(),
+            namespace: namespace.clone(),
+            pod: pod.clone(),
+            events: events.clone(),
+            logs: Vec::new(),
+            messages: messages.clone(),
+            pvcs: pvcs.clone(),
+            pvs: pvs.clone(),
+            storage_classes: storage_classes.clone(),
+            csi_drivers: csi_drivers.clone(),
+            volume_attachments: volume_attachments.clone(),
+            nodes: nodes.clone(),
+            other_pods: other_pods.clone(),
+            rbd: rbd.clone(),
+            csi_nodes: csi_nodes.clone(),
+            missing: missing.clone(),
+            denied: denied.clone(),
+            configmaps: configmaps.clone(),
+            secrets: secrets.clone(),
+            notes: notes.clone(),
+            inputs: inputs.clone(),
+            node_facts: node_facts.clone(),
+        }
+    }
+
     /// The node the pod is (or is to be) on.
     pub fn node_name(&self) -> Option<&str> {
         let from_pod = self

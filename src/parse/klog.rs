@@ -68,16 +68,19 @@ pub fn parse_klog_with(text: &str, keep: impl FnMut(&LogLine) -> bool) -> Vec<Lo
 /// Like [`parse_klog_with`], but an entry whose first line's message `worth` rejects is skipped
 /// with its continuation lines before anything is allocated for it: on a big log, most entries
 /// cost one header check.
-pub fn parse_klog_prefiltered(
-    text: &str,
-    worth: impl Fn(&str) -> bool,
+pub fn parse_klog_prefiltered<'a>(
+    text: &'a str,
+    worth: impl Fn(&'a str) -> bool,
     mut keep: impl FnMut(&LogLine) -> bool,
 ) -> Vec<LogLine> {
     let mut out = Vec::new();
-    let mut current: Option<Entry<'_>> = None;
+    // The strings of the last entry not kept, reused by the next one: most entries of a big
+    // log are read and dropped, and need no allocation then.
+    let mut spare = LogLine::default();
+    let mut current: Option<Entry<'a>> = None;
     // Inside an entry that was skipped: its continuation lines are skipped too.
-    let mut skipping: Option<Option<Prefix<'_>>> = None;
-    for (idx, raw) in text.split('\n').enumerate() {
+    let mut skipping: Option<Option<Prefix<'a>>> = None;
+    for (idx, raw) in split_lines(text).enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let kind = classify(line);
         if let Some(stream) = &skipping {
@@ -97,33 +100,52 @@ pub fn parse_klog_prefiltered(
         }
         match kind {
             Kind::Entry(h, prefix) => {
-                finish(current.take(), &mut out, &mut keep);
+                finish(current.take(), &mut out, &mut keep, &mut spare);
                 if !worth(h.message) {
                     skipping = Some(prefix);
                     continue;
                 }
-                current = Some(Entry::new(h, prefix, idx + 1));
+                current = Some(Entry::new(h, prefix, idx + 1, std::mem::take(&mut spare)));
             }
             Kind::PrefixedText(prefix, rest) => {
                 // journald prefixes every line of a multi-line message; a line of the same
                 // stream continues the entry, any other program's line ends it.
                 match current.as_mut() {
                     Some(e) if e.same_stream(&prefix) => e.append(rest),
-                    _ => finish(current.take(), &mut out, &mut keep),
+                    _ => finish(current.take(), &mut out, &mut keep, &mut spare),
                 }
             }
             Kind::Plain => match current.as_mut() {
                 // `-- Boot 3f2a... --`, `-- Logs begin at ...`: journalctl's own markers.
                 Some(e) if e.stream.is_some() && line.starts_with("-- ") => {
-                    finish(current.take(), &mut out, &mut keep)
+                    finish(current.take(), &mut out, &mut keep, &mut spare)
                 }
                 Some(e) => e.append(line),
                 None => {}
             },
         }
     }
-    finish(current, &mut out, &mut keep);
+    finish(current, &mut out, &mut keep, &mut spare);
     out
+}
+
+/// `text.split('\n')`, with the SIMD search of the memchr crate (`str::split` searches a byte
+/// at a time, and every line of a big log is split off).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match memchr::memchr(b'\n', t.as_bytes()) {
+            Some(i) => {
+                rest = Some(&t[i + 1..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                Some(t)
+            }
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,15 +162,30 @@ struct Header<'a> {
 
 impl Header<'_> {
     fn into_log_line(self, line_no: usize, host: Option<&str>) -> LogLine {
-        LogLine {
-            line_no,
-            severity: Some(self.severity),
-            timestamp: Some(self.timestamp.to_string()),
-            pid: self.pid,
-            location: Some(self.location.to_string()),
-            host: host.map(str::to_string),
-            message: capped(self.message).to_string(),
+        let mut l = LogLine::default();
+        self.fill(line_no, host, &mut l);
+        l
+    }
+
+    /// Overwrite every field of `l`, reusing its strings' memory.
+    fn fill(self, line_no: usize, host: Option<&str>, l: &mut LogLine) {
+        fn set(to: &mut Option<String>, from: Option<&str>) {
+            match (to.as_mut(), from) {
+                (Some(s), Some(f)) => {
+                    s.clear();
+                    s.push_str(f);
+                }
+                (_, f) => *to = f.map(str::to_string),
+            }
         }
+        l.line_no = line_no;
+        l.severity = Some(self.severity);
+        set(&mut l.timestamp, Some(self.timestamp));
+        l.pid = self.pid;
+        set(&mut l.location, Some(self.location));
+        set(&mut l.host, host);
+        l.message.clear();
+        l.message.push_str(capped(self.message));
     }
 }
 
@@ -208,16 +245,15 @@ fn header(line: &str) -> Option<Header<'_>> {
     if !fixed_ok {
         return None;
     }
-    let ts_end = 15 + count_while(&b[15..], u8::is_ascii_digit);
-    let pid_start = ts_end + count_while(&b[ts_end..], |c| *c == b' ');
-    let pid_end = pid_start + count_while(&b[pid_start..], u8::is_ascii_digit);
+    let ts_end = skip_while(b, 15, |c| c.is_ascii_digit());
+    let pid_start = skip_while(b, ts_end, |c| c == b' ');
+    let pid_end = skip_while(b, pid_start, |c| c.is_ascii_digit());
     if ts_end == 15 || pid_start == ts_end || pid_end == pid_start || b.get(pid_end) != Some(&b' ')
     {
         return None;
     }
     let loc_start = pid_end + 1;
-    let loc_len = count_while(&b[loc_start..], |c| *c != b']' && *c != b' ');
-    let loc_end = loc_start + loc_len;
+    let loc_end = skip_while(b, loc_start, |c| c != b']' && c != b' ');
     if b.get(loc_end) != Some(&b']') || !is_location(&b[loc_start..loc_end]) {
         return None;
     }
@@ -236,8 +272,12 @@ fn header(line: &str) -> Option<Header<'_>> {
     })
 }
 
-fn count_while(b: &[u8], pred: impl Fn(&u8) -> bool) -> usize {
-    b.iter().take_while(|c| pred(c)).count()
+/// The first index from `i` on whose byte `pred` rejects (or the length).
+fn skip_while(b: &[u8], mut i: usize, pred: impl Fn(u8) -> bool) -> usize {
+    while i < b.len() && pred(b[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// `file.go:123`: a name, a colon, digits.
@@ -317,10 +357,12 @@ struct Entry<'a> {
 }
 
 impl<'a> Entry<'a> {
-    fn new(h: Header<'a>, prefix: Option<Prefix<'a>>, line_no: usize) -> Self {
+    /// The entry a header starts, written into `line` (a spare one whose memory is reused).
+    fn new(h: Header<'a>, prefix: Option<Prefix<'a>>, line_no: usize, mut line: LogLine) -> Self {
         let truncated = h.message.len() > MAX_MESSAGE;
+        h.fill(line_no, prefix.and_then(|p| p.host), &mut line);
         Entry {
-            line: h.into_log_line(line_no, prefix.and_then(|p| p.host)),
+            line,
             stream: prefix,
             truncated,
         }
@@ -345,10 +387,12 @@ impl<'a> Entry<'a> {
     }
 }
 
+/// End an entry: `keep` decides whether it goes to `out`; one it drops becomes the `spare`.
 fn finish(
     entry: Option<Entry<'_>>,
     out: &mut Vec<LogLine>,
     keep: &mut impl FnMut(&LogLine) -> bool,
+    spare: &mut LogLine,
 ) {
     let Some(mut e) = entry else { return };
     // Blank lines between entries belong to neither.
@@ -358,8 +402,10 @@ fn finish(
         e.line.message.push_str(TRUNCATED);
     }
     if keep(&e.line) {
-        out.push(e.line);
+        // A copy: the strings of a reused line can be much bigger than their text.
+        out.push(e.line.clone());
     }
+    *spare = e.line;
 }
 
 /// `s` cut to at most [`MAX_MESSAGE`] bytes, on a char boundary.
@@ -640,6 +686,43 @@ Sep 24 13:56:10 w01 kubelet[123]: I0924 13:56:10.2     123 a.go:1] next\n";
         );
         let l = parse_klog_line(&huge, 1).expect("entry");
         assert!(l.message.len() <= MAX_MESSAGE);
+    }
+
+    #[test]
+    fn a_dropped_entry_leaves_nothing_in_the_next() {
+        // Entries not kept lend their strings to the next one: no field may carry over.
+        let text = "Feb 16 13:59:27 node2 kubelet[1159]: E0216 13:59:27.394013 1159 rbd.go:228] drop, long long long\n\
+Feb 16 13:59:27 node2 kubelet[1159]: continuation\n\
+I0216 13:59:28.000000 7 a.go:2] keep\n\
+W0216 13:59:29.000000 8 bb.go:3] drop\n\
+E0216 13:59:30.000001 9 c.go:4] keep too\n";
+        let kept = parse_klog_with(text, |l| l.message.starts_with("keep"));
+        let all = parse_klog(text);
+        assert_eq!(kept, [all[1].clone(), all[3].clone()]);
+        assert_eq!(kept[0].host, None);
+        assert_eq!(kept[0].message, "keep");
+        assert_eq!(kept[0].location.as_deref(), Some("a.go:2"));
+        assert_eq!(kept[1].pid, Some(9));
+        assert_eq!(all[0].host.as_deref(), Some("node2"));
+        assert_eq!(all[0].message, "drop, long long long\ncontinuation");
+    }
+
+    #[test]
+    fn lines_split_like_str_split() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "\na",
+            "a\nb",
+            "a\n\nb\n",
+            "\n\n",
+            "é\nü\r\n",
+        ] {
+            let want: Vec<&str> = text.split('\n').collect();
+            assert_eq!(split_lines(text).collect::<Vec<_>>(), want, "{text:?}");
+        }
     }
 
     #[test]

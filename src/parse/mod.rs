@@ -8,11 +8,33 @@ pub mod mountinfo;
 pub mod objects;
 pub mod probe;
 pub mod rbd;
+pub mod words;
 
-/// Words that make a message a failure report even when no pattern names its cause.
-pub static FAILURE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't")
-        .expect("static regex")
+/// Words that make a message a failure report even when no pattern names its cause, matched
+/// case-insensitively (`(?i)fail|error|...`; see [`words::WordSet`]).
+pub static FAILURE_WORDS: std::sync::LazyLock<words::WordSet> = std::sync::LazyLock::new(|| {
+    words::WordSet::new(&[
+        "fail",
+        "error",
+        "denied",
+        "timed out",
+        "timeout",
+        "not found",
+        "locked",
+        "busy",
+        "cannot",
+        "unable",
+        "refused",
+        "no such",
+        "not ready",
+        "still being used",
+        "stale",
+        "exit status",
+        "invalid",
+        "not permitted",
+        "can't",
+        "couldn't",
+    ])
 });
 
 pub fn looks_like_failure(text: &str) -> bool {
@@ -73,6 +95,14 @@ fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_words_are_the_regex_they_always_were() {
+        assert_eq!(
+            FAILURE_WORDS.regex().as_str(),
+            r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't"
+        );
+    }
 
     #[test]
     fn closest_names_are_the_likely_typos() {

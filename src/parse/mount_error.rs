@@ -78,12 +78,14 @@ re!(
     r"/pods/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/"
 );
 re!(EXIT_STATUS, r"exit status (\d+)");
-re!(
-    MOUNTING_ARGS,
-    r"(?s)Mounting arguments:\s*(.*?)(?:\s*\bOutput:|\n\s*\n|$)"
-);
+// `Mounting arguments:\s*(.*?)(?:\s*\bOutput:|\n\s*\n|$)`, (?s), in two searches (see
+// `mounting_arguments`): capturing the lazy group over hundreds of bytes takes the regex crate's
+// slowest engine, and was most of the time `parse` took.
+re!(MOUNTING_ARGS_HEAD, r"Mounting arguments:\s*");
+re!(MOUNTING_ARGS_END, r"\s*\bOutput:|\n\s*\n");
 re!(MOUNTING_COMMAND, r"Mounting command:\s*(\S+)");
-re!(OUTPUT, r"(?s)\bOutput:\s?(.*)$");
+// `(?s)\bOutput:\s?(.*)$` without capturing the rest of the text (see `output_of`).
+re!(OUTPUT_HEAD, r"\bOutput:\s?");
 re!(GRPC, r"rpc error: code = (\w+)");
 re!(
     PLUGIN_PATH,
@@ -153,7 +155,7 @@ pub fn parse(message: &str) -> MountError {
         .filter(|n| Some(n) != e.pod_uid.as_ref());
     e.exit_status = EXIT_STATUS.captures(text).and_then(|c| c[1].parse().ok());
     e.grpc_code = GRPC.captures(text).map(|c| c[1].to_string());
-    e.output = OUTPUT.captures(text).map(|c| c[1].trim().to_string());
+    e.output = output_of(text).map(|o| o.trim().to_string());
     e.mount = parse_mount_command(text);
     e.plugin = plugin_of(text, e.unique_name.as_deref());
     e.driver = driver_of(text, e.unique_name.as_deref());
@@ -207,9 +209,28 @@ fn driver_of(text: &str, unique: Option<&str>) -> Option<String> {
         .filter(|d| d != "kubernetes.io" && !d.ends_with(".go"))
 }
 
+/// What `(?s)Mounting arguments:\s*(.*?)(?:\s*\bOutput:|\n\s*\n|$)` captures, found by two
+/// searches that need no capture engine. That regex matches from the first `Mounting
+/// arguments:` (its `$` branch always can), its greedy `\s*` takes all the whitespace after it,
+/// and its lazy group ends at the first position from which one of the three endings matches:
+/// the start of the leftmost match of the first two, searched from there (`find_at` sees the
+/// text before, for `\b`), or the end of the text.
+fn mounting_arguments(text: &str) -> Option<&str> {
+    let start = MOUNTING_ARGS_HEAD.find(text)?.end();
+    let end = MOUNTING_ARGS_END
+        .find_at(text, start)
+        .map_or(text.len(), |m| m.start());
+    Some(&text[start..end])
+}
+
+/// What `(?s)\bOutput:\s?(.*)$` captures: everything after its first match of `\bOutput:\s?`.
+fn output_of(text: &str) -> Option<&str> {
+    OUTPUT_HEAD.find(text).map(|m| &text[m.end()..])
+}
+
 /// Parse `Mounting arguments:` in either order kubelet has printed it.
 fn parse_mount_command(text: &str) -> Option<MountCommand> {
-    let args = MOUNTING_ARGS.captures(text)?.get(1)?.as_str();
+    let args = mounting_arguments(text)?;
     let command = MOUNTING_COMMAND.captures(text).map(|c| c[1].to_string());
     let tokens: Vec<&str> = args.split_whitespace().collect();
     // systemd-run ... --scope -- mount <args>: everything after the `mount` word. Markdown
@@ -296,6 +317,71 @@ fn parse_mount_command(text: &str) -> Option<MountCommand> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_and_output_are_what_the_capturing_regexes_captured() {
+        let args_re =
+            Regex::new(r"(?s)Mounting arguments:\s*(.*?)(?:\s*\bOutput:|\n\s*\n|$)").unwrap();
+        let output_re = Regex::new(r"(?s)\bOutput:\s?(.*)$").unwrap();
+        let pieces = [
+            "Mounting arguments:",
+            "Mounting arguments: ",
+            "Output:",
+            "Output: ",
+            "xOutput:",
+            "éOutput:",
+            "-o ro",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "\n \n",
+            "\t",
+            "\u{a0}",
+            "\u{2003}",
+            "a",
+            "é",
+            "/dev/x",
+            "Mounting",
+            ":",
+            "_",
+        ];
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "Mounting arguments:".into(),
+            "Mounting arguments:Output:".into(),
+            "Mounting arguments: \u{a0} Output: done".into(),
+            "Mounting arguments: -t nfs a b\n\nrest Output: x".into(),
+            "Mounting arguments: a Mounting arguments: b Output: c Output: d".into(),
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for len in 1..12 {
+            for _ in 0..3000 {
+                let mut t = String::new();
+                for _ in 0..len {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    t.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+                }
+                texts.push(t);
+            }
+        }
+        texts.push(NFS.to_string());
+        texts.push(NFS.replace('\n', " "));
+        for t in &texts {
+            let want = args_re
+                .captures(t)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str());
+            assert_eq!(mounting_arguments(t), want, "{t:?}");
+            let want = output_re
+                .captures(t)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str());
+            assert_eq!(output_of(t), want, "{t:?}");
+        }
+    }
 
     const NFS: &str = "MountVolume.SetUp failed for volume \"nfs211\" : mount failed: exit status 32
 Mounting command: systemd-run
