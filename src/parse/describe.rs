@@ -527,19 +527,26 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
 
 /// How many tokens the label `key:` takes at token `i`, if it is there.
 fn label_at(text: &str, toks: &[(usize, usize)], i: usize, key: &str) -> Option<usize> {
-    let words: Vec<&str> = key.split(' ').collect();
-    let n = words.len();
-    for (k, w) in words.iter().enumerate() {
-        let &(s, e) = toks.get(i + k)?;
+    // Called for every token and every label of a flattened describe: nothing is allocated,
+    // and a token that does not start with the label's first letter is rejected at once.
+    let &(s, e) = toks.get(i)?;
+    if text.as_bytes()[s..e].first() != key.as_bytes().first() {
+        return None;
+    }
+    let mut n = 0;
+    let mut words = key.split(' ').peekable();
+    while let Some(w) = words.next() {
+        let &(s, e) = toks.get(i + n)?;
         let tok = &text[s..e];
-        let ok = if k + 1 == n {
-            tok.strip_suffix(':') == Some(*w)
+        let ok = if words.peek().is_none() {
+            tok.strip_suffix(':') == Some(w)
         } else {
-            tok == *w
+            tok == w
         };
         if !ok {
             return None;
         }
+        n += 1;
     }
     Some(n)
 }
