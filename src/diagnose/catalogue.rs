@@ -232,9 +232,126 @@ impl Pattern {
 /// (it stops at a non-ASCII byte next to a Unicode `\b`), and answers then.
 pub struct PatternScan {
     patterns: Vec<String>,
+    /// The DFA of all patterns at once, built when a non-ASCII text first needs it.
+    all: OnceLock<AllAtOnce>,
+    fallback: OnceLock<RegexSet>,
+    prefilter: Prefilter,
+}
+
+struct AllAtOnce {
     dfa: DFA,
     caches: Pool<Cache, CacheFn>,
-    fallback: OnceLock<RegexSet>,
+}
+
+/// On ASCII text, the patterns a message can match are first narrowed by the literals each one
+/// requires ([`super::literals`]), found with one Aho-Corasick pass; each remaining pattern is
+/// then tried alone with its own small lazy DFA. One DFA of all patterns must build a state per
+/// combination of partial matches, which on a log of a thousand distinct messages is most of
+/// the diagnosis time; a pattern alone has few states, and they are reused across messages.
+struct Prefilter {
+    literals: aho_corasick::AhoCorasick,
+    /// For each literal, the patterns that require it (or one of its alternatives).
+    literal_patterns: Vec<Vec<usize>>,
+    /// Patterns with no required literal: always tried.
+    always: Vec<usize>,
+    singles: Vec<OnceLock<Single>>,
+}
+
+/// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once).
+struct Single {
+    dfa: DFA,
+    caches: Pool<Cache, CacheFn>,
+}
+
+impl Prefilter {
+    fn new(patterns: &[String]) -> Result<Prefilter, String> {
+        let mut literals: Vec<String> = Vec::new();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut literal_patterns: Vec<Vec<usize>> = Vec::new();
+        let mut always = Vec::new();
+        for (i, p) in patterns.iter().enumerate() {
+            match super::literals::required_literals(p).map_err(|e| format!("{p}: {e}"))? {
+                None => always.push(i),
+                Some(set) => {
+                    for l in set {
+                        let id = *index.entry(l.clone()).or_insert_with(|| {
+                            literals.push(l);
+                            literal_patterns.push(Vec::new());
+                            literals.len() - 1
+                        });
+                        literal_patterns[id].push(i);
+                    }
+                }
+            }
+        }
+        let literals = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::Standard)
+            .build(&literals)
+            .map_err(|e| e.to_string())?;
+        Ok(Prefilter {
+            literals,
+            literal_patterns,
+            always,
+            singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// The patterns that match `text`, which must be ASCII.
+    fn matches(&self, patterns: &[String], text: &str) -> Vec<usize> {
+        debug_assert!(text.is_ascii());
+        let mut candidates = self.always.clone();
+        for m in self.literals.find_overlapping_iter(text) {
+            candidates.extend_from_slice(&self.literal_patterns[m.pattern().as_usize()]);
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.retain(|&i| self.single(patterns, i).is_match(text));
+        candidates
+    }
+
+    fn single(&self, patterns: &[String], i: usize) -> &Single {
+        self.singles[i].get_or_init(|| {
+            // Only ASCII text reaches a single pattern, where ASCII classes, case folding and
+            // word boundaries answer as the Unicode ones do: the NFA of `\w`, `\S` or `(?i)` is
+            // then a few states instead of a UTF-8 automaton, and its DFA has few states too.
+            let build = |unicode: bool| {
+                DFA::builder()
+                    .configure(DFA::config().unicode_word_boundary(unicode))
+                    .syntax(
+                        regex_automata::util::syntax::Config::new()
+                            .unicode(unicode)
+                            .utf8(unicode),
+                    )
+                    .thompson(
+                        thompson::Config::new()
+                            .which_captures(thompson::WhichCaptures::None)
+                            .utf8(unicode),
+                    )
+                    .build(&patterns[i])
+                    .ok()
+            };
+            // A pattern with a non-ASCII literal has no ASCII-only form.
+            let dfa = build(false)
+                .or_else(|| build(true))
+                .expect("the DFA of all patterns was built");
+            let for_cache = dfa.clone();
+            let create: CacheFn = Box::new(move || for_cache.create_cache());
+            Single {
+                dfa,
+                caches: Pool::new(create),
+            }
+        })
+    }
+}
+
+impl Single {
+    fn is_match(&self, text: &str) -> bool {
+        let input = Input::new(text).earliest(true);
+        let found = self.dfa.try_search_fwd(&mut self.caches.get(), &input);
+        // The DFA quits only on non-ASCII bytes next to a Unicode \b, which ASCII text has not.
+        found.expect("ASCII text").is_some()
+    }
 }
 
 type CacheFn =
@@ -264,7 +381,31 @@ const SCAN_CACHE: usize = 32 << 20;
 
 impl PatternScan {
     pub fn new(patterns: Vec<String>) -> Result<PatternScan, String> {
-        let dfa = DFA::builder()
+        let prefilter = Prefilter::new(&patterns)?;
+        Ok(PatternScan {
+            patterns,
+            all: OnceLock::new(),
+            fallback: OnceLock::new(),
+            prefilter,
+        })
+    }
+
+    /// The DFA of all patterns (each pattern was checked when loaded; the catalogue's tests
+    /// build this one).
+    fn all(&self) -> &AllAtOnce {
+        self.all.get_or_init(|| {
+            let dfa = Self::build_all(&self.patterns).expect("the patterns were checked");
+            let for_cache = dfa.clone();
+            let create: CacheFn = Box::new(move || for_cache.create_cache());
+            AllAtOnce {
+                dfa,
+                caches: Pool::new(create),
+            }
+        })
+    }
+
+    fn build_all(patterns: &[String]) -> Result<DFA, String> {
+        DFA::builder()
             .configure(
                 DFA::config()
                     .match_kind(MatchKind::All)
@@ -276,24 +417,26 @@ impl PatternScan {
                     .which_captures(thompson::WhichCaptures::None)
                     .nfa_size_limit(Some(SCAN_CACHE)),
             )
-            .build_many(&patterns)
-            .map_err(|e| e.to_string())?;
-        let for_cache = dfa.clone();
-        let create: CacheFn = Box::new(move || for_cache.create_cache());
-        Ok(PatternScan {
-            patterns,
-            dfa,
-            caches: Pool::new(create),
-            fallback: OnceLock::new(),
-        })
+            .build_many(patterns)
+            .map_err(|e| e.to_string())
     }
 
     /// The patterns that match somewhere in `text`.
     pub fn matches(&self, text: &str) -> PatternMatches {
-        let mut set = PatternSet::new(self.dfa.pattern_len());
+        if text.is_ascii() {
+            return PatternMatches(self.prefilter.matches(&self.patterns, text));
+        }
+        self.matches_all_at_once(text)
+    }
+
+    /// [`PatternScan::matches`] by the DFA of all patterns (what non-ASCII text is scanned
+    /// with).
+    fn matches_all_at_once(&self, text: &str) -> PatternMatches {
+        let all = self.all();
+        let mut set = PatternSet::new(all.dfa.pattern_len());
         let found = {
-            let mut cache = self.caches.get();
-            self.dfa
+            let mut cache = all.caches.get();
+            all.dfa
                 .try_which_overlapping_matches(&mut cache, &Input::new(text), &mut set)
         };
         match found {
@@ -622,8 +765,18 @@ mod tests {
         let c = catalogue();
         let set = c.set.fallback();
         let corpus = include_str!("../../fixtures/corpus/real-mount-failures.yaml");
-        let mut texts: Vec<String> = corpus.lines().map(str::to_string).collect();
+        let world = include_str!("../../fixtures/corpus/world.yaml");
+        let mut texts: Vec<String> = corpus
+            .lines()
+            .chain(world.lines())
+            .map(str::to_string)
+            .collect();
         texts.push(corpus.to_string());
+        texts.push(world.to_string());
+        // The same texts in other cases: the literals are found ignoring ASCII case.
+        for t in corpus.lines().chain(world.lines()).step_by(3) {
+            texts.push(t.to_ascii_uppercase());
+        }
         // Non-ASCII next to a Unicode \b: the DFA stops there and the RegexSet answers.
         for t in corpus.lines().take(200) {
             texts.push(t.replace(' ', " é "));
@@ -637,14 +790,24 @@ mod tests {
             let want: Vec<usize> = set.matches(t).iter().collect();
             hits += want.len();
             assert_eq!(c.set.matches(t).iter().collect::<Vec<_>>(), want, "{t:?}");
+            // Both ways: the literals and single DFAs (ASCII), all patterns at once (any text).
+            let at_once: Vec<usize> = c.set.matches_all_at_once(t).iter().collect();
+            assert_eq!(at_once, want, "{t:?}");
         }
         assert!(hits > 300, "the texts match patterns ({hits})");
+        // The literals rule out most patterns before any regex runs: few are always tried.
+        let always = c.set.prefilter.always.len();
+        assert!(
+            always * 10 < c.set.patterns.len(),
+            "{always} of {} patterns have no required literal",
+            c.set.patterns.len()
+        );
         // And the DFA did stop on some of them, so the fallback answered.
         let stops = |t: &str| {
-            let mut set = PatternSet::new(c.set.dfa.pattern_len());
-            let mut cache = c.set.dfa.create_cache();
-            c.set
-                .dfa
+            let all = c.set.all();
+            let mut set = PatternSet::new(all.dfa.pattern_len());
+            let mut cache = all.dfa.create_cache();
+            all.dfa
                 .try_which_overlapping_matches(&mut cache, &Input::new(t), &mut set)
                 .is_err()
         };

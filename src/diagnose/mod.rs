@@ -6,12 +6,14 @@ pub mod catalogue;
 pub mod classify;
 pub mod context;
 pub mod fleet;
+pub mod literals;
 pub mod node_check;
 pub use crate::model::report;
 pub mod rules;
 pub mod safety;
 pub mod steps;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{Case, Event, Origin};
@@ -202,6 +204,26 @@ fn log_line_matters(severity: Option<char>, message: &str) -> bool {
     matches!(severity, Some('E' | 'W' | 'F')) || looks_like_failure(message)
 }
 
+/// A message without kubelet's retry clause, which changes on every retry of the same failure:
+/// `Operation for %q failed. No retries permitted until %v (durationBeforeRetry %v). Error: %v`
+/// (kubernetes pkg/volume/util/nestedpendingoperations/nestedpendingoperations.go). Retries
+/// of one failure are then one message, counted, as the events of one failure are.
+fn without_retry_clause(text: Cow<'_, str>) -> Cow<'_, str> {
+    const UNTIL: &str = "No retries permitted until ";
+    const RETRY: &str = "(durationBeforeRetry ";
+    let Some(start) = memchr::memmem::find(text.as_bytes(), UNTIL.as_bytes()) else {
+        return text;
+    };
+    let rest = &text[start..];
+    let Some(end) = rest
+        .find(RETRY)
+        .and_then(|r| rest[r..].find(')').map(|c| start + r + c + 1))
+    else {
+        return text;
+    };
+    Cow::Owned(format!("{}{}", &text[..start], &text[end..]))
+}
+
 /// The messages of a case worth classifying, duplicates merged. An event a cluster serves
 /// through both event APIs is one event: counted once, not twice.
 pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
@@ -220,7 +242,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
         if let std::borrow::Cow::Owned(r) = crate::redact::redact(&m.text) {
             m.text = r;
         }
-        let key = normalize(&m.text);
+        let key = without_retry_clause(normalize(&m.text));
         if let Some((k, origin)) = event_key {
             let k = (key.clone().into_owned(), k.1, k.2);
             match events_seen.get(&k) {
@@ -232,7 +254,10 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
             }
         }
         let same = seen.entry(hasher.hash_one(&*key)).or_default();
-        match same.iter().find(|&&i| normalize(&out[i].text) == key) {
+        match same
+            .iter()
+            .find(|&&i| without_retry_clause(normalize(&out[i].text)) == key)
+        {
             Some(&i) => out[i].count += m.count,
             None => {
                 same.push(out.len());
@@ -363,7 +388,9 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     let mut accs = Accs::default();
     let mut unmatched = Vec::new();
     for m in &msgs {
-        classify_into(m, &hints, &mut accs, &mut unmatched);
+        if let Some(a) = analyse(m, &hints) {
+            fold_into(m, a, &mut accs, &mut unmatched);
+        }
     }
     let mut unrecognised = attach_unmatched(&mut accs, unmatched);
     let mut extra_notes = Vec::new();
@@ -756,19 +783,35 @@ struct Unmatched {
     ctx: MsgContext,
 }
 
-fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Unmatched>) {
+/// What classifying one message found: its normalized text, its context, its candidates.
+struct Analysed {
+    text: String,
+    ctx: MsgContext,
+    cands: Vec<classify::Candidate>,
+}
+
+/// Classify one message.
+fn analyse(m: &Msg, hints: &Hints) -> Option<Analysed> {
     let text = normalize(&crate::parse::mount_error::unescape(&m.text)).into_owned();
     if text.is_empty() {
-        return;
+        return None;
     }
     let ctx = context_for(&text, hints);
     let cands = classify(&text, &ctx);
+    Some(Analysed { text, ctx, cands })
+}
+
+/// Add one analysed message's candidates (or the message, unmatched) to what is found.
+fn fold_into(m: &Msg, analysed: Analysed, accs: &mut Accs, unmatched: &mut Vec<Unmatched>) {
+    let Analysed { text, ctx, cands } = analysed;
     let label = if m.count > 1 {
         format!("{} ×{}", m.label, m.count)
     } else {
         m.label.clone()
     };
     let time = match (&m.time, m.count) {
+        // A log line repeated (a retried operation): the first time, and how many there were.
+        (Some(t), n) if n > 1 && m.origin == Origin::KubeletLog => Some(format!("{t}, x{n}")),
         (Some(t), _) => Some(t.clone()),
         (None, n) if n > 1 => Some(format!("x{n}")),
         _ => None,
@@ -1252,5 +1295,45 @@ mod tests {
             msgs[0].time.as_deref(),
             Some("2026-11-21T10:02:01Z (x5 over 18m)")
         );
+    }
+
+    #[test]
+    fn kubelet_retries_of_one_failure_are_one_message_counted() {
+        // Lines as nestedpendingoperations.go prints them, two retries apart.
+        let line = |no: usize, until: &str, dur: &str, err: &str| crate::model::LogLine {
+            line_no: no,
+            severity: Some('E'),
+            location: Some("nestedpendingoperations.go:348".into()),
+            message: format!(
+                r#"Operation for "{{volumeName:kubernetes.io/nfs/u-v podName:u nodeName:}}" failed. No retries permitted until 2024-09-24 {until} +0000 UTC m=+905.1 (durationBeforeRetry {dur}). Error: {err}"#
+            ),
+            ..Default::default()
+        };
+        let busy = "MountVolume.SetUp failed for volume \"v\" : mount failed: exit status 32";
+        let case = Case {
+            logs: vec![
+                line(10, "13:58:58.196096091", "500ms", busy),
+                line(20, "13:59:00.196096091", "1s", busy),
+                line(30, "14:01:02.196096091", "2m2s", busy),
+                line(
+                    40,
+                    "14:03:04.196096091",
+                    "2m2s",
+                    "MountVolume.SetUp failed for volume \"w\" : other",
+                ),
+            ],
+            ..Case::default()
+        };
+        let msgs = messages_of(&case, None);
+        assert_eq!(msgs.len(), 2, "{msgs:#?}");
+        assert_eq!(msgs[0].count, 3);
+        assert!(
+            msgs[0].text.contains("(durationBeforeRetry 500ms)"),
+            "the first line, verbatim"
+        );
+        assert_eq!(msgs[1].count, 1);
+        // Without the clause, or with half of it, a text is its own key.
+        let plain = "mount failed: No retries permitted until later";
+        assert_eq!(without_retry_clause(Cow::Borrowed(plain)), plain);
     }
 }
