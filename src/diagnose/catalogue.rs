@@ -4,11 +4,15 @@
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use regex::Regex;
+#[cfg(test)]
+use regex::{RegexSet, RegexSetBuilder};
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::util::pool::Pool;
-use regex_automata::{Input, MatchKind, PatternSet};
+use regex_automata::Input;
+#[cfg(test)]
+use regex_automata::{MatchKind, PatternSet};
 use serde::{Deserialize, Serialize};
 
 use super::report::StepKind;
@@ -225,19 +229,22 @@ impl Pattern {
     }
 }
 
-/// Which of many regexes match a text: the answer of `RegexSet::matches`, from a lazy DFA of
-/// the forward NFA alone. A `RegexSet` compiles a reverse NFA and the PikeVM and backtracker
-/// besides, which telling which patterns match never needs: two thirds of the time loading the
-/// catalogue took, paid by every run. The `RegexSet` is built only when the DFA cannot answer
-/// (it stops at a non-ASCII byte next to a Unicode `\b`), and answers then.
+/// Which of many regexes match a text: the answer of `RegexSet::matches`, without building a
+/// `RegexSet` or one DFA of all patterns (building either was most of every run's start-up, and
+/// one DFA of all patterns determinizes a state per combination of partial matches: slow on
+/// many distinct messages). The literals each pattern requires rule most patterns out in one
+/// pass ([`Prefilter`]); the rest are tried one by one, each compiled when first needed.
 pub struct PatternScan {
     patterns: Vec<String>,
-    /// The DFA of all patterns at once, built when a non-ASCII text first needs it.
+    /// The DFA of all patterns at once, and the `RegexSet`: what the tests compare with.
+    #[cfg(test)]
     all: OnceLock<AllAtOnce>,
+    #[cfg(test)]
     fallback: OnceLock<RegexSet>,
     prefilter: Prefilter,
 }
 
+#[cfg(test)]
 struct AllAtOnce {
     dfa: DFA,
     caches: Pool<Cache, CacheFn>,
@@ -254,7 +261,10 @@ struct Prefilter {
     literal_patterns: Vec<Vec<usize>>,
     /// Patterns with no required literal: always tried.
     always: Vec<usize>,
+    /// Each pattern's ASCII-only DFA, for ASCII text.
     singles: Vec<OnceLock<Single>>,
+    /// Each pattern as a regex, for other text.
+    unicode: Vec<OnceLock<Regex>>,
 }
 
 /// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once).
@@ -294,19 +304,31 @@ impl Prefilter {
             literal_patterns,
             always,
             singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
+            unicode: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
         })
     }
 
-    /// The patterns that match `text`, which must be ASCII.
+    /// The patterns that match `text`.
     fn matches(&self, patterns: &[String], text: &str) -> Vec<usize> {
-        debug_assert!(text.is_ascii());
         let mut candidates = self.always.clone();
-        for m in self.literals.find_overlapping_iter(text) {
+        for m in self
+            .literals
+            .find_overlapping_iter(&*super::literals::fold_to_ascii(text))
+        {
             candidates.extend_from_slice(&self.literal_patterns[m.pattern().as_usize()]);
         }
         candidates.sort_unstable();
         candidates.dedup();
-        candidates.retain(|&i| self.single(patterns, i).is_match(text));
+        if text.is_ascii() {
+            candidates.retain(|&i| self.single(patterns, i).is_match(text));
+        } else {
+            // Unicode classes and word boundaries: the pattern as the regex crate runs it.
+            candidates.retain(|&i| {
+                self.unicode[i]
+                    .get_or_init(|| Regex::new(&patterns[i]).expect("checked when loaded"))
+                    .is_match(text)
+            });
+        }
         candidates
     }
 
@@ -377,6 +399,7 @@ impl std::fmt::Debug for PatternScan {
 
 /// The lazy DFA's cache may grow to this (the default 2 MiB is outgrown on varied input, and
 /// the cache is cleared again and again).
+#[cfg(test)]
 const SCAN_CACHE: usize = 32 << 20;
 
 impl PatternScan {
@@ -384,7 +407,9 @@ impl PatternScan {
         let prefilter = Prefilter::new(&patterns)?;
         Ok(PatternScan {
             patterns,
+            #[cfg(test)]
             all: OnceLock::new(),
+            #[cfg(test)]
             fallback: OnceLock::new(),
             prefilter,
         })
@@ -392,6 +417,7 @@ impl PatternScan {
 
     /// The DFA of all patterns (each pattern was checked when loaded; the catalogue's tests
     /// build this one).
+    #[cfg(test)]
     fn all(&self) -> &AllAtOnce {
         self.all.get_or_init(|| {
             let dfa = Self::build_all(&self.patterns).expect("the patterns were checked");
@@ -404,6 +430,7 @@ impl PatternScan {
         })
     }
 
+    #[cfg(test)]
     fn build_all(patterns: &[String]) -> Result<DFA, String> {
         DFA::builder()
             .configure(
@@ -423,14 +450,11 @@ impl PatternScan {
 
     /// The patterns that match somewhere in `text`.
     pub fn matches(&self, text: &str) -> PatternMatches {
-        if text.is_ascii() {
-            return PatternMatches(self.prefilter.matches(&self.patterns, text));
-        }
-        self.matches_all_at_once(text)
+        PatternMatches(self.prefilter.matches(&self.patterns, text))
     }
 
-    /// [`PatternScan::matches`] by the DFA of all patterns (what non-ASCII text is scanned
-    /// with).
+    /// [`PatternScan::matches`] by the DFA of all patterns at once (the tests' reference).
+    #[cfg(test)]
     fn matches_all_at_once(&self, text: &str) -> PatternMatches {
         let all = self.all();
         let mut set = PatternSet::new(all.dfa.pattern_len());
@@ -446,6 +470,7 @@ impl PatternScan {
     }
 
     /// The same patterns as a `RegexSet` (what answers when the DFA cannot).
+    #[cfg(test)]
     pub fn fallback(&self) -> &RegexSet {
         self.fallback.get_or_init(|| {
             RegexSetBuilder::new(&self.patterns)
@@ -782,6 +807,10 @@ mod tests {
             texts.push(t.replace(' ', " é "));
             texts.push(format!("É{t}ü"));
             texts.push(t.replace("EBUSY", "éEBUSYé").replace("EIO", "ÉEIO"));
+        }
+        // The Unicode forms that case-fold to `k` and `s`: a (?i) pattern matches them.
+        for t in corpus.lines().chain(world.lines()).step_by(5) {
+            texts.push(t.replace('k', "\u{212A}").replace('s', "\u{17F}"));
         }
         texts.push("device or resource busy: EBUSY".into());
         texts.push("ÉEBUSY and \u{17f}tale".into());

@@ -6,8 +6,8 @@
 //! The answer must never rule out a pattern that matches: everything here errs towards "no
 //! requirement" (the pattern is then always tried). Case-insensitive letters are classes in the
 //! regex's syntax tree; a class that is one ASCII letter in both cases (with the Unicode forms
-//! that fold to it, such as the Kelvin sign for `k`) counts as that letter, which holds for
-//! ASCII text only: callers use the literals on ASCII text and run every pattern otherwise.
+//! that fold to it, the Kelvin sign for `k` and the long s for `s`) counts as that letter, and
+//! the text is searched with those two forms mapped to their letters ([`fold_to_ascii`]).
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -45,13 +45,34 @@ fn piece(h: &Hir) -> Option<String> {
     }
 }
 
-/// The ASCII character a class stands for when it is one character in its ASCII cases (and
-/// possibly non-ASCII forms that fold to it, which ASCII text never has).
+/// The characters outside ASCII that Unicode simple case folding maps to an ASCII letter, and
+/// that letter (CaseFolding.txt, status C/S: KELVIN SIGN and LATIN SMALL LETTER LONG S). A
+/// case-insensitive `k` or `s` matches them; [`fold_to_ascii`] maps them before the literals
+/// are searched, so a required literal is found whichever form the text uses.
+pub const FOLDS_TO_ASCII: [(char, u8); 2] = [('\u{212A}', b'k'), ('\u{17F}', b's')];
+
+/// The text with [`FOLDS_TO_ASCII`] replaced by their ASCII letters.
+pub fn fold_to_ascii(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\u{212A}', '\u{17F}']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.replace('\u{212A}', "k").replace('\u{17F}', "s"))
+}
+
+/// The ASCII character a class stands for when it is one character in its ASCII cases, plus
+/// only the non-ASCII forms that fold to it ([`FOLDS_TO_ASCII`]); `None` for any other class.
 fn one_ascii_char(c: &Class) -> Option<u8> {
     let mut found: Option<u8> = None;
+    let mut folded: Vec<u8> = Vec::new();
     let mut add = |ch: u32| -> bool {
         if ch >= 0x80 {
-            return true;
+            return match FOLDS_TO_ASCII.iter().find(|(c, _)| *c as u32 == ch) {
+                Some((_, b)) => {
+                    folded.push(*b);
+                    true
+                }
+                None => false,
+            };
         }
         let b = (ch as u8).to_ascii_lowercase();
         match found {
@@ -62,34 +83,19 @@ fn one_ascii_char(c: &Class) -> Option<u8> {
             Some(f) => f == b,
         }
     };
-    match c {
-        Class::Unicode(u) => {
-            for r in u.ranges() {
-                // A class of many characters is no letter.
-                if (r.end() as u32) - (r.start() as u32) > 4 {
-                    return None;
-                }
-                for ch in r.start() as u32..=r.end() as u32 {
-                    if !add(ch) {
-                        return None;
-                    }
-                }
-            }
-        }
-        Class::Bytes(b) => {
-            for r in b.ranges() {
-                if r.end() - r.start() > 4 {
-                    return None;
-                }
-                for ch in r.start()..=r.end() {
-                    if !add(ch as u32) {
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-    found
+    let all = match c {
+        Class::Unicode(u) => u.ranges().iter().all(|r| {
+            (r.end() as u32) - (r.start() as u32) <= 4
+                && (r.start() as u32..=r.end() as u32).all(&mut add)
+        }),
+        Class::Bytes(b) => b
+            .ranges()
+            .iter()
+            .all(|r| r.end() - r.start() <= 4 && (r.start()..=r.end()).all(|ch| add(ch as u32))),
+    };
+    let found = found.filter(|_| all)?;
+    // A folded form must fold to the class's own letter.
+    folded.iter().all(|&b| b == found).then_some(found)
 }
 
 /// A set of literals one of which every match of `h` contains.
@@ -211,8 +217,10 @@ mod tests {
         assert_eq!(lits(r"[Dd]isk"), Some(vec!["disk".into()]));
         // A class of many letters is no literal.
         assert_eq!(lits(r"[a-z]isk"), Some(vec!["isk".into()]));
-        // Non-ASCII literal text is not used.
+        // Non-ASCII literal text is not used, nor a class with other non-ASCII members.
         assert_eq!(lits(r"é"), None);
+        assert_eq!(lits(r"[eé]tat"), Some(vec!["tat".into()]));
+        assert_eq!(fold_to_ascii("DIS\u{212A} bu\u{17F}y"), "DISk busy");
     }
 
     #[test]
@@ -228,13 +236,14 @@ mod tests {
                 "Cannot find /sbin/mount.nfs",
             ),
             (r"(?i)\bdisk\b.*busy", "DISK \u{212A} is busy"),
+            (r"(?i)disk is busy", "DI\u{17F}\u{212A} is bu\u{17F}y"),
             (r"(?i)(foo|bar)baz(qux)?", "BARBAZ"),
         ];
         for (p, t) in cases {
             let re = regex::Regex::new(p).unwrap();
             assert!(re.is_match(t), "{p} {t}");
             let set = lits(p).unwrap();
-            let lower = t.to_ascii_lowercase();
+            let lower = fold_to_ascii(t).to_ascii_lowercase();
             assert!(
                 set.iter().any(|l| lower.contains(l.as_str())),
                 "{p}: {set:?}"
