@@ -1,5 +1,6 @@
 //! Loads `knowledge.yaml` (the cause catalogue, patterns, remediation and OS package map) once,
-//! checks it, and compiles its patterns into one lazy DFA so a message is scanned once.
+//! checks it, and scans a message for its patterns: the literals each pattern requires rule
+//! most of them out in one pass, and the rest are tried one by one.
 
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, OnceLock};
