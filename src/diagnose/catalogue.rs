@@ -199,24 +199,17 @@ struct DriverFamilyDef {
     fs: FsFamily,
 }
 
-/// A pattern ready to use: which cause it points at, compiled on first use. Every pattern is in
-/// the one `RegexSet` that scans each message; its own regex (to quote the match) and its veto
-/// are compiled only when the set says it matched, so start-up compiles the set alone.
+/// A pattern ready to use: which cause it points at. Its regex is the catalogue's pattern scan's
+/// of the same index ([`PatternScan::regex`]); its veto is compiled only when the scan says it
+/// matched, so start-up compiles neither.
 #[derive(Debug)]
 pub struct Pattern {
     pub cause: usize,
     pub def: PatternDef,
-    regex: std::sync::OnceLock<Regex>,
     not: std::sync::OnceLock<Option<Regex>>,
 }
 
 impl Pattern {
-    /// The pattern's own regex (checked when the catalogue was loaded).
-    pub fn regex(&self) -> &Regex {
-        self.regex
-            .get_or_init(|| Regex::new(&self.def.regex).expect("checked when loaded"))
-    }
-
     /// The veto, if the pattern has one.
     pub fn not(&self) -> Option<&Regex> {
         self.not
@@ -264,8 +257,8 @@ struct Prefilter {
     always: Vec<usize>,
     /// Each pattern's ASCII-only DFA, for ASCII text.
     singles: Vec<OnceLock<Single>>,
-    /// Each pattern as a regex, for other text.
-    unicode: Vec<OnceLock<Regex>>,
+    /// Each pattern as a regex: confirms it on non-ASCII text, and finds where it matched.
+    regexes: Vec<OnceLock<Regex>>,
 }
 
 /// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once).
@@ -305,7 +298,7 @@ impl Prefilter {
             literal_patterns,
             always,
             singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
-            unicode: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
+            regexes: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -324,13 +317,13 @@ impl Prefilter {
             candidates.retain(|&i| self.single(patterns, i).is_match(text));
         } else {
             // Unicode classes and word boundaries: the pattern as the regex crate runs it.
-            candidates.retain(|&i| {
-                self.unicode[i]
-                    .get_or_init(|| Regex::new(&patterns[i]).expect("checked when loaded"))
-                    .is_match(text)
-            });
+            candidates.retain(|&i| self.regex(patterns, i).is_match(text));
         }
         candidates
+    }
+
+    fn regex(&self, patterns: &[String], i: usize) -> &Regex {
+        self.regexes[i].get_or_init(|| Regex::new(&patterns[i]).expect("checked when loaded"))
     }
 
     fn single(&self, patterns: &[String], i: usize) -> &Single {
@@ -447,6 +440,11 @@ impl PatternScan {
             )
             .build_many(patterns)
             .map_err(|e| e.to_string())
+    }
+
+    /// Pattern `i` as a regex (checked when the catalogue was loaded), compiled on first use.
+    pub fn regex(&self, i: usize) -> &Regex {
+        self.prefilter.regex(&self.patterns, i)
     }
 
     /// The patterns that match somewhere in `text`.
@@ -608,7 +606,6 @@ impl Catalogue {
                 patterns.push(Pattern {
                     cause: i,
                     def: p.clone(),
-                    regex: std::sync::OnceLock::new(),
                     not: std::sync::OnceLock::new(),
                 });
             }

@@ -89,8 +89,9 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         {
             continue;
         }
-        let (quote, at) = p
-            .regex()
+        let (quote, at) = cat
+            .set
+            .regex(i)
             .find(text)
             .map(|m| (quote_around(text, m.start(), m.end()), (m.start(), m.end())))
             .unwrap_or_default();
