@@ -388,9 +388,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     let mut accs = Accs::default();
     let mut unmatched = Vec::new();
     for m in &msgs {
-        if let Some(a) = analyse(m, &hints) {
-            fold_into(m, a, &mut accs, &mut unmatched);
-        }
+        classify_into(m, &hints, &mut accs, &mut unmatched);
     }
     let mut unrecognised = attach_unmatched(&mut accs, unmatched);
     let mut extra_notes = Vec::new();
@@ -783,27 +781,13 @@ struct Unmatched {
     ctx: MsgContext,
 }
 
-/// What classifying one message found: its normalized text, its context, its candidates.
-struct Analysed {
-    text: String,
-    ctx: MsgContext,
-    cands: Vec<classify::Candidate>,
-}
-
-/// Classify one message.
-fn analyse(m: &Msg, hints: &Hints) -> Option<Analysed> {
+fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Unmatched>) {
     let text = normalize(&crate::parse::mount_error::unescape(&m.text)).into_owned();
     if text.is_empty() {
-        return None;
+        return;
     }
     let ctx = context_for(&text, hints);
     let cands = classify(&text, &ctx);
-    Some(Analysed { text, ctx, cands })
-}
-
-/// Add one analysed message's candidates (or the message, unmatched) to what is found.
-fn fold_into(m: &Msg, analysed: Analysed, accs: &mut Accs, unmatched: &mut Vec<Unmatched>) {
-    let Analysed { text, ctx, cands } = analysed;
     let label = if m.count > 1 {
         format!("{} ×{}", m.label, m.count)
     } else {
