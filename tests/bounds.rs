@@ -22,6 +22,16 @@ fn first_error_line(out: &Out) -> &str {
     out.stderr.lines().next().unwrap_or("")
 }
 
+/// Exit 2, and the first line of the error says the nesting limit.
+fn assert_refused_as_too_deep(out: &Out) {
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        first_error_line(out).contains("nested more than 256 levels deep"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn deep_nesting_is_refused_before_any_parse() {
     let dir = TempDir::new("bounds-nesting");
@@ -32,24 +42,14 @@ fn deep_nesting_is_refused_before_any_parse() {
         "]".repeat(50_000)
     );
     let out = doctor_on(&dir, "flow.yaml", &flow, &[]);
-    assert_eq!(out.code, 2, "{out:#?}");
-    assert!(
-        first_error_line(&out).contains("nested more than 256 levels deep"),
-        "{}",
-        out.stderr
-    );
+    assert_refused_as_too_deep(&out);
     // Block sequences opened on one line, the same depth without brackets.
     let block = format!(
         "apiVersion: v1\nkind: Pod\nmetadata: {{name: x}}\nspec:\n  {}x\n",
         "- ".repeat(30_000)
     );
     let out = doctor_on(&dir, "block.yaml", &block, &[]);
-    assert_eq!(out.code, 2, "{out:#?}");
-    assert!(
-        first_error_line(&out).contains("nested more than 256 levels deep"),
-        "{}",
-        out.stderr
-    );
+    assert_refused_as_too_deep(&out);
     // 100,000 nested JSON arrays: serde_json's own depth limit, one line.
     let json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let out = doctor_on(&dir, "deep.json", &json, &[]);
@@ -66,12 +66,7 @@ fn deep_json_nesting_is_refused_the_same_way() {
         "]".repeat(100_000)
     );
     let out = doctor_on(&dir, "deep.json", &json, &[]);
-    assert_eq!(out.code, 2, "{out:#?}");
-    assert!(
-        first_error_line(&out).contains("nested more than 256 levels deep"),
-        "{}",
-        out.stderr
-    );
+    assert_refused_as_too_deep(&out);
 }
 
 /// More objects than a case can need (documents, or the items of a list) are refused with the
