@@ -48,11 +48,15 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
     let mut out: Cow<'_, str> = Cow::Borrowed(text);
     if KEY_VALUE.is_match(&out) {
+        let src: &str = &out;
         out = Cow::Owned(
             KEY_VALUE
-                .replace_all(&out, |c: &regex::Captures| {
-                    if c[3].starts_with('<') {
-                        // already masked by the driver (`<masked>`)
+                .replace_all(src, |c: &regex::Captures| {
+                    let at = c.get(0).map_or(0, |m| m.start());
+                    if c[3].starts_with('<') || src[..at].ends_with('#') {
+                        // already masked by the driver (`<masked>`); or a Go SDK method
+                        // (`keyvault.BaseClient#GetSecret: Failure sending request`), whose
+                        // name ends in "Secret" but is followed by an error, not a value
                         c[0].to_string()
                     } else {
                         format!("{}{}{}", &c[1], &c[2], REDACTED)
@@ -137,5 +141,18 @@ mod tests {
         assert!(matches!(redact(s), Cow::Borrowed(_)) || redact(s) == s);
         assert_eq!(redact("dir_mode=0777,<masked>"), "dir_mode=0777,<masked>");
         assert_eq!(redact("password=<masked>"), "password=<masked>");
+    }
+
+    #[test]
+    fn a_go_sdk_method_named_secret_is_no_secret() {
+        // Secrets Store CSI driver's Azure provider (go-autorest error text): the method name
+        // ends in "Secret", and what follows it is the error, which the diagnosis needs.
+        let s = "keyvault.BaseClient#GetSecret: Failure sending request: StatusCode=0";
+        assert_eq!(redact(s), s);
+        // The same words as an assignment are still a secret.
+        assert_eq!(
+            redact("GetSecret: hunter2 clientSecret: s3cr3t"),
+            "GetSecret: <redacted> clientSecret: <redacted>"
+        );
     }
 }
