@@ -28,6 +28,9 @@ struct Record {
     cause: String,
     #[serde(default)]
     project: Option<String>,
+    /// The collection batch the record came in with (world.yaml).
+    #[serde(default)]
+    collected_from: Option<String>,
 }
 
 const FIRST: &str = include_str!("../fixtures/corpus/real-mount-failures.yaml");
@@ -206,6 +209,31 @@ fn corpus_accuracy_on_tune_and_holdout() {
     );
     print(&mut err, "tune", &t, true);
     print(&mut err, "holdout", &h, false);
+    // Each batch's holdout records alone: a batch's first figure is measured before any rule is
+    // written for it (fixtures/corpus/SPLIT.md), and is the freshest measure of what the engine
+    // does on messages it has never seen.
+    let batches: BTreeSet<&str> = holdout
+        .iter()
+        .filter_map(|r| r.collected_from.as_deref())
+        .collect();
+    for b in batches {
+        let recs: Vec<&Record> = holdout
+            .iter()
+            .copied()
+            .filter(|r| r.collected_from.as_deref() == Some(b))
+            .collect();
+        let s = score(&recs);
+        let _ = writeln!(
+            err,
+            "corpus holdout, batch {b}: top-1 {}/{} = {:.1}%, top-3 {:.1}%, unknown {:.1}%, wrong at >= 0.8: {}",
+            s.top1,
+            s.n,
+            pct(s.top1, s.n),
+            pct(s.top3, s.n),
+            pct(s.unknown, s.n),
+            s.confident_wrong.len()
+        );
+    }
     if !h.confident_wrong.is_empty() || !t.confident_wrong.is_empty() {
         let _ = writeln!(
             err,
@@ -229,8 +257,8 @@ fn corpus_accuracy_on_tune_and_holdout() {
     // holds is a ratchet: the holdout figure may not fall below what it was when these rules
     // landed. When the corpus grows the ratchet restarts from the first figure measured on the
     // grown corpus before any rule was written for the new records (fixtures/corpus/SPLIT.md
-    // keeps the history: 37.5% first on 32 scored holdout records, 57.4% on 47, then 51.0%
-    // first on 98).
+    // keeps the history: 37.5% first on 32 scored holdout records, 57.4% on 47, 51.0% first
+    // on 98, then 55.3% first on 123 with 12 wrong at >= 0.8).
     if h.n > 0 {
         let _ = writeln!(
             err,
@@ -258,7 +286,9 @@ fn corpus_accuracy_on_tune_and_holdout() {
 const HOLDOUT_GOAL: f64 = 90.0;
 /// What the holdout may not fall below (raise it when the figure rises; never lower it).
 const HOLDOUT_FLOOR: f64 = 56.0;
-const HOLDOUT_MAX_CONFIDENT_WRONG: usize = 9;
+/// Restarted with the corpus at 494 records from the first figure on it (12; it was 9 on the
+/// 423-record corpus).
+const HOLDOUT_MAX_CONFIDENT_WRONG: usize = 12;
 
 /// Issue 8's acceptance bar, kept as a test that states it; not met yet, so not in CI's run.
 #[test]

@@ -594,3 +594,51 @@ fn sds_drivers_name_their_causes() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Families added with the fourth collection batch, each from the code or page that prints it
+/// (cited in knowledge.yaml), tried in other wordings than the corpus records: other versions,
+/// other drivers around the same library, other names.
+#[test]
+fn batch4_families_read_from_the_sources() {
+    let cases: &[(&str, &str)] = &[
+        // kubernetes-csi/external-attacher csi_handler.go getNodeID
+        ("csi_driver_not_registered", "AttachVolume.Attach failed for volume \"pvc-1b2c3d4e\" : CSINode worker-3 does not contain driver ebs.csi.aws.com"),
+        // CSI spec ControllerPublishVolume RESOURCE_EXHAUSTED ("Max volumes attached")
+        ("attach_failed_cloud", "AttachVolume.Attach failed for volume \"pvc-77aa\" : rpc error: code = ResourceExhausted desc = node worker-2 has reached its maximum volume attachments"),
+        // csi-digitalocean: the API refuses a volume action while the droplet runs another one
+        ("attach_failed_cloud", "AttachVolume.Attach failed for volume \"pvc-5e6f\" : rpc error: code = Aborted desc = volume \"7a1c\" couldn't be attached. droplet 311422 is in process of another action"),
+        // awslabs/mountpoint-s3: the S3 client's listing refused by IAM
+        ("storage_credentials_rejected", "MountVolume.SetUp failed for volume \"s3-pv\" : rpc error: code = Internal desc = Could not mount \"team-data\" at \"/var/lib/kubelet/pods/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/volumes/kubernetes.io~csi/s3-pv/mount\": Mount failed: Failed to start service output: Error: Failed to create S3 client  Caused by:     0: initial ListObjectsV2 failed for bucket team-data in region eu-west-1     1: Client error     2: Forbidden: User: arn:aws:sts::123456789012:assumed-role/eks-node-role/i-0abc123 is not authorized to perform: s3:ListBucket on resource: \"arn:aws:s3:::team-data\""),
+        // Azure IMDS: the client_id asked for is not an identity of the VM (blob CSI, managed identity)
+        ("storage_credentials_rejected", "MountVolume.MountDevice failed for volume \"pvc-9c8b\" : rpc error: code = Internal desc = adal: Refresh request failed. Status Code = '400'. Response body: {\"error\":\"invalid_request\",\"error_description\":\"Identity not found\"} Endpoint http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01&client_id=3f2e1d0c"),
+        // Azure Key Vault firewall / private endpoint only
+        ("storage_backend_unreachable", "MountVolume.SetUp failed for volume \"secrets-store-inline\" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod web/api-0, err: rpc error: code = Unknown desc = failed to mount objects, error: failed to get objectType:secret, objectName:db-password, objectVersion:: keyvault.BaseClient#GetSecret: Failure responding to request: StatusCode=403 -- Original Error: autorest/azure: Service returned an error. Status=403 Code=\"ForbiddenByConnection\" Message=\"Public network access is disabled and request is not from a trusted service nor via an approved private link.\""),
+        // go-autorest: no HTTP response at all (and a Go SDK method named ...Secret is not a secret)
+        ("storage_backend_unreachable", "E0412 08:01:10.000000       1 server.go:54] failed to process mount request, error: keyvault.BaseClient#GetSecret: Failure sending request: StatusCode=0 -- Original Error: dial tcp: lookup myvault.vault.azure.net: no such host"),
+        // open-iscsi transport.c / iface.c: the transport's module cannot be loaded
+        ("kernel_module_missing", "iscsiadm: Could not load transport tcp.Dropping interface iface0.\niscsiadm: Could not perform SendTargets discovery: iSCSI driver not found"),
+        ("kernel_module_missing", "MountVolume.WaitForAttach failed for volume \"iscsi-vol\" : failed to sendtargets to portal 10.0.0.8:3260 output: iscsiadm: Failed to load module tcp: No such file or directory"),
+        // open-iscsi iscsiadm discovery without an initiator name
+        ("fs_helper_missing", "MountVolume.WaitForAttach failed for volume \"pvc-2d3e\" : rpc error: code = Internal desc = iscsiadm: Cannot perform discovery. Invalid Initiatorname.\niscsiadm: Could not perform SendTargets discovery: invalid parameter"),
+        // util-linux nsenter.c: the host has no such program
+        ("fs_helper_missing", "MountVolume.MountDevice failed for volume \"pvc-4f5a\" : rpc error: code = Internal desc = exit status 127: nsenter: failed to execute iscsiadm: No such file or directory"),
+        // kubernetes mount-utils formatAndMountSensitive / GetDiskFormat
+        ("partitioned_disk", "MountVolume.MountDevice failed for volume \"pvc-6b7c\" : rpc error: code = Internal desc = failed to mount the volume as \"ext4\", it already contains unknown data, probably partitions. Mount error: mount failed: exit status 32"),
+        // linux security/selinux/hooks.c, as dmesg prints it
+        ("invalid_mount_option", "[ 2231.004512] SELinux: mount invalid.  Same superblock, different security settings for (dev 0:52, type nfs)"),
+        // libfuse util/fusermount.c (fusermount3) in a driver container without /dev/fuse
+        ("permission_denied_or_selinux", "MountVolume.SetUp failed for volume \"pvc-8d9e\" : rpc error: code = Internal desc = mount failed: fusermount3: fuse device not found, try 'modprobe fuse' first"),
+        // azure-storage-fuse azstorage config validation (blob CSI's Secret without the account)
+        ("configmap_or_secret_missing", "MountVolume.SetUp failed for volume \"blob-pv\" : rpc error: code = Internal desc = Mount failed with error: exit status 1, output: Error: failed to initialize new pipeline [config error in azstorage [account name not provided]]"),
+        // longhorn-manager csi controller_server.go: not Ready (faulted or unschedulable)
+        ("volume_not_ready", "AttachVolume.Attach failed for volume \"pvc-0e1f\" : rpc error: code = Aborted desc = volume pvc-0e1f is not ready for workloads"),
+    ];
+    let mut wrong = Vec::new();
+    for (cause, msg) in cases {
+        let got = top(msg);
+        if got != *cause {
+            wrong.push(format!("want {cause}, got {got}: {msg}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
