@@ -677,3 +677,35 @@ fn enterprise_drivers_name_their_causes() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// kubelet's and drivers' log lines that name where a volume failed but not why: structural
+/// (volume_operation_failed, never a confident cause), not "unknown" (issue 8, point 3).
+#[test]
+fn kubelet_log_lines_that_name_only_the_step_are_structural() {
+    for msg in [
+        // pkg/volume/csi csi_attacher.go / csi_mounter.go
+        "E0101 10:00:00.000000    1234 csi_attacher.go:93] kubernetes.io/csi: attacher.Attach failed: rpc error: code = Unknown desc = something new",
+        "E0101 10:00:00.000000    1234 csi_mounter.go:378] kubernetes.io/csi: mounter.TearDownAt failed to clean mount dir [/var/lib/kubelet/pods/0a1b/volumes/kubernetes.io~csi/pvc-1/mount]: unlinkat: something new",
+        // desired_state_of_world_populator.go with plugins.go
+        "E0101 10:00:00.000000    1234 desired_state_of_world_populator.go:311] Failed to add volume \"data\" (specName: \"data\") for pod \"0a1b2c3d\" to desiredStateOfWorld. err=failed to get Plugin from volumeSpec for volume \"data\" err=no volume plugin matched",
+        // kubelet_volumes.go (escaped, as a structured klog line prints it)
+        "E0101 10:00:00.000000    1234 kubelet_volumes.go:245] \"There were many similar errors.\" err=\"orphaned pod \\\"0a1b2c3d\\\" found, but failed to rmdir() subpath at path /var/lib/kubelet/pods/0a1b2c3d/volume-subpaths/x/y/0: not a directory\"",
+        // kuberuntime: the volume never set up
+        "container start failed: CreateContainerConfigError: cannot find volume \"data\" to mount into container \"app\"",
+    ] {
+        let r = explain("variant", msg, &Options::default());
+        let top = r.findings.first().expect("a structural finding, not nothing");
+        // The step (volume_operation_failed), or the gRPC code when there is one (csi_call_failed).
+        assert!(
+            ["volume_operation_failed", "csi_call_failed"].contains(&top.cause.as_str()),
+            "message: {msg}: got {}",
+            top.cause
+        );
+        assert!(top.confidence < 0.5, "message: {msg}");
+    }
+    // DRBD's own refusal names the cause.
+    expect(
+        "multi_attach",
+        "Jan 01 10:00:00 node-3 kernel: drbd pvc-0a1b2c3d: Auto-promote failed: Multiple primaries not allowed by config",
+    );
+}
