@@ -16,6 +16,7 @@ use regex_automata::Input;
 use regex_automata::{MatchKind, PatternSet};
 use serde::{Deserialize, Serialize};
 
+use super::literals::{literal_needs, Need};
 use super::report::StepKind;
 
 /// The knowledge file, embedded so the binary needs nothing beside it.
@@ -251,8 +252,12 @@ struct AllAtOnce {
 /// the diagnosis time; a pattern alone has few states, and they are reused across messages.
 struct Prefilter {
     literals: aho_corasick::AhoCorasick,
-    /// For each literal, the patterns that require it (or one of its alternatives).
+    /// For each literal, the patterns whose set of literals (one of which every match
+    /// contains) holds it.
     literal_patterns: Vec<Vec<usize>>,
+    /// For each pattern, all it needs in literals (by index): a pattern one of whose literals
+    /// was found is tried only when the others it needs were found too.
+    needs: Vec<Need<usize>>,
     /// Patterns with no required literal: always tried.
     always: Vec<usize>,
     /// Each pattern's ASCII-only DFA, for ASCII text.
@@ -271,31 +276,42 @@ impl Prefilter {
     fn new(patterns: &[String]) -> Result<Prefilter, String> {
         let mut literals: Vec<String> = Vec::new();
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut id_of = |l: String| {
+            *index.entry(l.clone()).or_insert_with(|| {
+                literals.push(l);
+                literals.len() - 1
+            })
+        };
         let mut literal_patterns: Vec<Vec<usize>> = Vec::new();
+        let mut needs = Vec::new();
         let mut always = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
-            match super::literals::required_literals(p).map_err(|e| format!("{p}: {e}"))? {
+            let need = literal_needs(p).map_err(|e| format!("{p}: {e}"))?;
+            match need.one_of() {
                 None => always.push(i),
                 Some(set) => {
                     for l in set {
-                        let id = *index.entry(l.clone()).or_insert_with(|| {
-                            literals.push(l);
-                            literal_patterns.push(Vec::new());
-                            literals.len() - 1
-                        });
+                        let id = id_of(l);
+                        if literal_patterns.len() <= id {
+                            literal_patterns.resize(id + 1, Vec::new());
+                        }
                         literal_patterns[id].push(i);
                     }
                 }
             }
+            needs.push(need.map(&mut id_of));
         }
+        literal_patterns.resize(literals.len(), Vec::new());
+        // The text is searched lowercased (`matches`): an automaton of the lowercase literals
+        // alone builds faster and is smaller than one that ignores case.
         let literals = aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
             .match_kind(aho_corasick::MatchKind::Standard)
             .build(&literals)
             .map_err(|e| e.to_string())?;
         Ok(Prefilter {
             literals,
             literal_patterns,
+            needs,
             always,
             singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
             regexes: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
@@ -304,15 +320,26 @@ impl Prefilter {
 
     /// The patterns that match `text`.
     fn matches(&self, patterns: &[String], text: &str) -> Vec<usize> {
+        // The literals found, as a bit set.
+        let mut found = vec![0u64; self.literal_patterns.len().div_ceil(64)];
+        let lower = super::literals::fold_to_ascii(text).to_ascii_lowercase();
+        for m in self.literals.find_overlapping_iter(&lower) {
+            let id = m.pattern().as_usize();
+            found[id / 64] |= 1 << (id % 64);
+        }
         let mut candidates = self.always.clone();
-        for m in self
-            .literals
-            .find_overlapping_iter(&*super::literals::fold_to_ascii(text))
-        {
-            candidates.extend_from_slice(&self.literal_patterns[m.pattern().as_usize()]);
+        for (w, &word) in found.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let id = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                candidates.extend_from_slice(&self.literal_patterns[id]);
+            }
         }
         candidates.sort_unstable();
         candidates.dedup();
+        let has = |&id: &usize| found[id / 64] & (1 << (id % 64)) != 0;
+        candidates.retain(|&i| self.needs[i].holds(&has));
         if text.is_ascii() {
             candidates.retain(|&i| self.single(patterns, i).is_match(text));
         } else {
