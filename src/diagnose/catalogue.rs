@@ -11,11 +11,12 @@ use regex::{RegexSet, RegexSetBuilder};
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::util::pool::Pool;
-use regex_automata::Input;
 #[cfg(test)]
-use regex_automata::{MatchKind, PatternSet};
+use regex_automata::PatternSet;
+use regex_automata::{Anchored, Input, MatchKind};
 use serde::{Deserialize, Serialize};
 
+use super::literals::{literal_needs, Need};
 use super::report::StepKind;
 
 /// The knowledge file, embedded so the binary needs nothing beside it.
@@ -251,8 +252,12 @@ struct AllAtOnce {
 /// the diagnosis time; a pattern alone has few states, and they are reused across messages.
 struct Prefilter {
     literals: aho_corasick::AhoCorasick,
-    /// For each literal, the patterns that require it (or one of its alternatives).
+    /// For each literal, the patterns whose set of literals (one of which every match
+    /// contains) holds it.
     literal_patterns: Vec<Vec<usize>>,
+    /// For each pattern, all it needs in literals (by index): a pattern one of whose literals
+    /// was found is tried only when the others it needs were found too.
+    needs: Vec<Need<usize>>,
     /// Patterns with no required literal: always tried.
     always: Vec<usize>,
     /// Each pattern's ASCII-only DFA, for ASCII text.
@@ -261,65 +266,109 @@ struct Prefilter {
     regexes: Vec<OnceLock<Regex>>,
 }
 
-/// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once).
+/// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once); its
+/// reverse DFA, built when a match's start is first asked for.
 struct Single {
     dfa: DFA,
     caches: Pool<Cache, CacheFn>,
+    /// Whether the DFAs are the Unicode form (the pattern has a non-ASCII literal).
+    unicode: bool,
+    reverse: OnceLock<(DFA, Pool<Cache, CacheFn>)>,
 }
 
 impl Prefilter {
     fn new(patterns: &[String]) -> Result<Prefilter, String> {
         let mut literals: Vec<String> = Vec::new();
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut id_of = |l: String| {
+            *index.entry(l.clone()).or_insert_with(|| {
+                literals.push(l);
+                literals.len() - 1
+            })
+        };
         let mut literal_patterns: Vec<Vec<usize>> = Vec::new();
+        let mut needs = Vec::new();
         let mut always = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
-            match super::literals::required_literals(p).map_err(|e| format!("{p}: {e}"))? {
+            let need = literal_needs(p).map_err(|e| format!("{p}: {e}"))?;
+            match need.one_of() {
                 None => always.push(i),
                 Some(set) => {
                     for l in set {
-                        let id = *index.entry(l.clone()).or_insert_with(|| {
-                            literals.push(l);
-                            literal_patterns.push(Vec::new());
-                            literals.len() - 1
-                        });
+                        let id = id_of(l);
+                        if literal_patterns.len() <= id {
+                            literal_patterns.resize(id + 1, Vec::new());
+                        }
                         literal_patterns[id].push(i);
                     }
                 }
             }
+            needs.push(need.map(&mut id_of));
         }
+        literal_patterns.resize(literals.len(), Vec::new());
+        // The text is searched lowercased (`matches`): an automaton of the lowercase literals
+        // alone builds faster and is smaller than one that ignores case.
         let literals = aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
             .match_kind(aho_corasick::MatchKind::Standard)
             .build(&literals)
             .map_err(|e| e.to_string())?;
         Ok(Prefilter {
             literals,
             literal_patterns,
+            needs,
             always,
             singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
             regexes: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
         })
     }
 
-    /// The patterns that match `text`.
-    fn matches(&self, patterns: &[String], text: &str) -> Vec<usize> {
+    /// The patterns that match `text`, each with the end of its first match when the DFA found
+    /// it (ASCII text).
+    fn matches(&self, patterns: &[String], text: &str) -> Vec<Hit> {
+        // The literals found, as a bit set.
+        let mut found = vec![0u64; self.literal_patterns.len().div_ceil(64)];
+        let lower = super::literals::fold_to_ascii(text).to_ascii_lowercase();
+        for m in self.literals.find_overlapping_iter(&lower) {
+            let id = m.pattern().as_usize();
+            found[id / 64] |= 1 << (id % 64);
+        }
         let mut candidates = self.always.clone();
-        for m in self
-            .literals
-            .find_overlapping_iter(&*super::literals::fold_to_ascii(text))
-        {
-            candidates.extend_from_slice(&self.literal_patterns[m.pattern().as_usize()]);
+        for (w, &word) in found.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let id = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                candidates.extend_from_slice(&self.literal_patterns[id]);
+            }
         }
         candidates.sort_unstable();
         candidates.dedup();
+        let has = |&id: &usize| found[id / 64] & (1 << (id % 64)) != 0;
+        candidates.retain(|&i| self.needs[i].holds(&has));
         if text.is_ascii() {
-            candidates.retain(|&i| self.single(patterns, i).is_match(text));
+            // The whole first match, not only whether there is one: the end is what finding
+            // it again would cost a second pass for ([`PatternScan::find`]).
+            candidates
+                .into_iter()
+                .filter_map(|i| {
+                    let end = self.single(patterns, i).end(text)?;
+                    Some(Hit {
+                        pattern: i,
+                        end: Some(end),
+                    })
+                })
+                .collect()
         } else {
             // Unicode classes and word boundaries: the pattern as the regex crate runs it.
-            candidates.retain(|&i| self.regex(patterns, i).is_match(text));
+            candidates
+                .into_iter()
+                .filter(|&i| self.regex(patterns, i).is_match(text))
+                .map(|i| Hit {
+                    pattern: i,
+                    end: None,
+                })
+                .collect()
         }
-        candidates
     }
 
     fn regex(&self, patterns: &[String], i: usize) -> &Regex {
@@ -348,38 +397,96 @@ impl Prefilter {
                     .ok()
             };
             // A pattern with a non-ASCII literal has no ASCII-only form.
-            let dfa = build(false)
-                .or_else(|| build(true))
+            let (dfa, unicode) = build(false)
+                .map(|d| (d, false))
+                .or_else(|| build(true).map(|d| (d, true)))
                 .expect("the DFA of all patterns was built");
-            let for_cache = dfa.clone();
-            let create: CacheFn = Box::new(move || for_cache.create_cache());
             Single {
+                caches: pool_of(&dfa),
                 dfa,
-                caches: Pool::new(create),
+                unicode,
+                reverse: OnceLock::new(),
             }
         })
     }
 }
 
+/// A pool of caches for `dfa`.
+fn pool_of(dfa: &DFA) -> Pool<Cache, CacheFn> {
+    let for_cache = dfa.clone();
+    let create: CacheFn = Box::new(move || for_cache.create_cache());
+    Pool::new(create)
+}
+
 impl Single {
-    fn is_match(&self, text: &str) -> bool {
-        let input = Input::new(text).earliest(true);
-        let found = self.dfa.try_search_fwd(&mut self.caches.get(), &input);
+    /// Where the pattern's first (leftmost-first) match in ASCII `text` ends.
+    fn end(&self, text: &str) -> Option<usize> {
+        let found = self
+            .dfa
+            .try_search_fwd(&mut self.caches.get(), &Input::new(text));
         // The DFA quits only on non-ASCII bytes next to a Unicode \b, which ASCII text has not.
-        found.expect("ASCII text").is_some()
+        found.expect("ASCII text").map(|m| m.offset())
+    }
+
+    /// Where the first match that ends at `end` starts: the leftmost start from which the
+    /// pattern matches up to `end`, found by the reversed pattern searching backwards from
+    /// there (what the regex crate's own lazy DFA does after its forward search).
+    fn start(&self, pattern: &str, text: &str, end: usize) -> usize {
+        let (dfa, caches) = self.reverse.get_or_init(|| {
+            let unicode = self.unicode;
+            let dfa = DFA::builder()
+                .configure(
+                    DFA::config()
+                        .unicode_word_boundary(unicode)
+                        .match_kind(MatchKind::All),
+                )
+                .syntax(
+                    regex_automata::util::syntax::Config::new()
+                        .unicode(unicode)
+                        .utf8(unicode),
+                )
+                .thompson(
+                    thompson::Config::new()
+                        .which_captures(thompson::WhichCaptures::None)
+                        .utf8(unicode)
+                        .reverse(true),
+                )
+                .build(pattern)
+                .expect("the forward DFA was built");
+            let caches = pool_of(&dfa);
+            (dfa, caches)
+        });
+        let input = Input::new(text).range(..end).anchored(Anchored::Yes);
+        let found = dfa.try_search_rev(&mut caches.get(), &input);
+        found
+            .expect("ASCII text")
+            .expect("the match that ends here starts somewhere")
+            .offset()
     }
 }
 
 type CacheFn =
     Box<dyn Fn() -> Cache + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
 
-/// The indices of the patterns that match, in increasing order.
+/// A pattern that matches a text, and where its first match ends when the scan learnt it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    pub pattern: usize,
+    end: Option<usize>,
+}
+
+/// The patterns that match, in increasing order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PatternMatches(Vec<usize>);
+pub struct PatternMatches(Vec<Hit>);
 
 impl PatternMatches {
+    /// The patterns' indices.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().copied()
+        self.0.iter().map(|h| h.pattern)
+    }
+
+    pub fn hits(&self) -> &[Hit] {
+        &self.0
     }
 }
 
@@ -452,9 +559,25 @@ impl PatternScan {
         PatternMatches(self.prefilter.matches(&self.patterns, text))
     }
 
+    /// Where `hit`'s pattern first matches in `text` (the text it was found in), as
+    /// `Regex::find` says: from the end the scan found, only the start is searched for.
+    pub fn find(&self, text: &str, hit: Hit) -> Option<(usize, usize)> {
+        let i = hit.pattern;
+        match hit.end {
+            Some(end) => {
+                let start =
+                    self.prefilter
+                        .single(&self.patterns, i)
+                        .start(&self.patterns[i], text, end);
+                Some((start, end))
+            }
+            None => self.regex(i).find(text).map(|m| (m.start(), m.end())),
+        }
+    }
+
     /// [`PatternScan::matches`] by the DFA of all patterns at once (the tests' reference).
     #[cfg(test)]
-    fn matches_all_at_once(&self, text: &str) -> PatternMatches {
+    fn matches_all_at_once(&self, text: &str) -> Vec<usize> {
         let all = self.all();
         let mut set = PatternSet::new(all.dfa.pattern_len());
         let found = {
@@ -463,8 +586,8 @@ impl PatternScan {
                 .try_which_overlapping_matches(&mut cache, &Input::new(text), &mut set)
         };
         match found {
-            Ok(()) => PatternMatches(set.iter().map(|p| p.as_usize()).collect()),
-            Err(_) => PatternMatches(self.fallback().matches(text).iter().collect()),
+            Ok(()) => set.iter().map(|p| p.as_usize()).collect(),
+            Err(_) => self.fallback().matches(text).iter().collect(),
         }
     }
 
@@ -818,7 +941,7 @@ mod tests {
             hits += want.len();
             assert_eq!(c.set.matches(t).iter().collect::<Vec<_>>(), want, "{t:?}");
             // Both ways: the literals and single DFAs (ASCII), all patterns at once (any text).
-            let at_once: Vec<usize> = c.set.matches_all_at_once(t).iter().collect();
+            let at_once: Vec<usize> = c.set.matches_all_at_once(t);
             assert_eq!(at_once, want, "{t:?}");
         }
         assert!(hits > 300, "the texts match patterns ({hits})");

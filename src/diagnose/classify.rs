@@ -62,8 +62,8 @@ fn needs_normalizing(b: &[u8]) -> bool {
 pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
     let cat = catalogue();
     let mut best: Vec<Candidate> = Vec::new();
-    for i in cat.set.matches(text).iter() {
-        let p = &cat.patterns[i];
+    for &hit in cat.set.matches(text).hits() {
+        let p = &cat.patterns[hit.pattern];
         let d = &p.def;
         if let Some(fs) = &d.fs {
             if !fs.contains(&ctx.fs) {
@@ -91,9 +91,8 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         }
         let (quote, at) = cat
             .set
-            .regex(i)
-            .find(text)
-            .map(|m| (quote_around(text, m.start(), m.end()), (m.start(), m.end())))
+            .find(text, hit)
+            .map(|(start, end)| (quote_around(text, start, end), (start, end)))
             .unwrap_or_default();
         let cand = Candidate {
             cause: p.cause,

@@ -1,7 +1,10 @@
 //! The words a pattern cannot match without: for each catalogue regex, a set of literals one of
 //! which every match contains (ASCII, compared ignoring ASCII case). A message that has none of
 //! a pattern's literals cannot match it, so most of the catalogue is ruled out by one
-//! Aho-Corasick pass before any regex runs.
+//! Aho-Corasick pass before any regex runs. Beyond that one set, the whole of what a pattern
+//! needs ([`Need`]: this literal and that one, or one of these) is checked against the literals
+//! the pass found before the pattern is tried: `format of disk \S+ failed` is not tried on a
+//! message that has ` failed` but not `format of disk `.
 //!
 //! The answer must never rule out a pattern that matches: everything here errs towards "no
 //! requirement" (the pattern is then always tried). Case-insensitive letters are classes in the
@@ -17,20 +20,131 @@ const MIN_LITERAL: usize = 3;
 /// The literals one of which every match of `pattern` contains, lowercased; `Ok(None)` when no
 /// useful set is known (the pattern must always be tried); an error when it is no regex.
 pub fn required_literals(pattern: &str) -> Result<Option<Vec<String>>, String> {
+    Ok(literal_needs(pattern)?.one_of())
+}
+
+/// What every match of `pattern` needs in literals (lowercased); [`Need::NOTHING`] when nothing
+/// useful is known; an error when it is no regex.
+pub fn literal_needs(pattern: &str) -> Result<Need, String> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
         .map_err(|e| e.to_string())?;
-    Ok(required(&hir).and_then(useful))
+    Ok(need(&hir))
 }
 
-fn useful(mut set: Vec<String>) -> Option<Vec<String>> {
-    if set.is_empty() || set.iter().any(|s| s.len() < MIN_LITERAL) {
-        return None;
+/// What a text must contain for a pattern to match in it: a literal (`L`: the literal, or its
+/// index), all of some needs, or one of them. Only literals of at least [`MIN_LITERAL`] bytes
+/// appear; `All` of nothing is no need at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Need<L = String> {
+    Lit(L),
+    All(Vec<Need<L>>),
+    Any(Vec<Need<L>>),
+}
+
+impl<L> Need<L> {
+    /// Nothing known: the pattern may match any text.
+    pub const NOTHING: Need<L> = Need::All(Vec::new());
+
+    fn is_nothing(&self) -> bool {
+        matches!(self, Need::All(v) if v.is_empty())
     }
-    set.sort();
-    set.dedup();
-    Some(set)
+
+    /// Whether a text holding the literals `found` says it holds may match.
+    pub fn holds(&self, found: &impl Fn(&L) -> bool) -> bool {
+        match self {
+            Need::Lit(l) => found(l),
+            Need::All(v) => v.iter().all(|n| n.holds(found)),
+            Need::Any(v) => v.iter().any(|n| n.holds(found)),
+        }
+    }
+
+    /// The same need with each literal replaced by `f` of it (its index, say).
+    pub fn map<M>(self, f: &mut impl FnMut(L) -> M) -> Need<M> {
+        match self {
+            Need::Lit(l) => Need::Lit(f(l)),
+            Need::All(v) => Need::All(v.into_iter().map(|n| n.map(f)).collect()),
+            Need::Any(v) => Need::Any(v.into_iter().map(|n| n.map(f)).collect()),
+        }
+    }
+
+    /// All of `parts`, without the parts that need nothing and with nested `All`s flattened.
+    fn all(parts: Vec<Need<L>>) -> Need<L> {
+        let mut v = Vec::new();
+        for p in parts {
+            match p {
+                Need::All(inner) => v.extend(inner),
+                p => v.push(p),
+            }
+        }
+        if v.len() == 1 {
+            v.pop().expect("one part")
+        } else {
+            Need::All(v)
+        }
+    }
+
+    /// One of `parts`: nothing when one of them needs nothing (or there are none).
+    fn any(parts: Vec<Need<L>>) -> Need<L> {
+        if parts.is_empty() || parts.iter().any(Need::is_nothing) {
+            return Need::NOTHING;
+        }
+        let mut v = Vec::new();
+        for p in parts {
+            match p {
+                Need::Any(inner) => v.extend(inner),
+                p => v.push(p),
+            }
+        }
+        if v.len() == 1 {
+            v.pop().expect("one part")
+        } else {
+            Need::Any(v)
+        }
+    }
+}
+
+impl Need {
+    /// A literal of at least the minimum length, or nothing.
+    fn lit(l: String) -> Need {
+        if l.len() < MIN_LITERAL {
+            Need::NOTHING
+        } else {
+            Need::Lit(l)
+        }
+    }
+
+    /// A set of literals one of which every match contains, the one that rules out most alone
+    /// ([`better`]), sorted; `None` when there is none.
+    pub fn one_of(&self) -> Option<Vec<String>> {
+        let mut set = self.one_set()?;
+        set.sort();
+        set.dedup();
+        Some(set)
+    }
+
+    fn one_set(&self) -> Option<Vec<String>> {
+        match self {
+            Need::Lit(l) => Some(vec![l.clone()]),
+            Need::Any(v) => {
+                let mut all = Vec::new();
+                for n in v {
+                    all.extend(n.one_set()?);
+                }
+                Some(all)
+            }
+            Need::All(v) => {
+                let mut best: Option<Vec<String>> = None;
+                for set in v.iter().filter_map(Need::one_set) {
+                    if better(&set, best.as_deref()) {
+                        best = Some(set);
+                    }
+                }
+                best
+            }
+        }
+    }
 }
 
 /// The ASCII text (lowercased) an item of a concatenation always is: a literal, or a
@@ -53,7 +167,7 @@ pub const FOLDS_TO_ASCII: [(char, u8); 2] = [('\u{212A}', b'k'), ('\u{17F}', b's
 
 /// The text with [`FOLDS_TO_ASCII`] replaced by their ASCII letters.
 pub fn fold_to_ascii(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['\u{212A}', '\u{17F}']) {
+    if text.is_ascii() || !text.contains(['\u{212A}', '\u{17F}']) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(text.replace('\u{212A}', "k").replace('\u{17F}', "s"))
@@ -98,50 +212,40 @@ fn one_ascii_char(c: &Class) -> Option<u8> {
     folded.iter().all(|&b| b == found).then_some(found)
 }
 
-/// A set of literals one of which every match of `h` contains.
-fn required(h: &Hir) -> Option<Vec<String>> {
+/// What every match of `h` needs.
+fn need(h: &Hir) -> Need {
     match h.kind() {
-        HirKind::Literal(l) => {
-            let s = std::str::from_utf8(&l.0).ok()?;
-            s.is_ascii().then(|| vec![s.to_ascii_lowercase()])
+        HirKind::Literal(l) => match std::str::from_utf8(&l.0) {
+            Ok(s) if s.is_ascii() => Need::lit(s.to_ascii_lowercase()),
+            _ => Need::NOTHING,
+        },
+        HirKind::Class(c) => {
+            one_ascii_char(c).map_or(Need::NOTHING, |b| Need::lit((b as char).to_string()))
         }
-        HirKind::Class(c) => one_ascii_char(c).map(|b| vec![(b as char).to_string()]),
-        HirKind::Capture(c) => required(&c.sub),
-        HirKind::Repetition(r) if r.min >= 1 => required(&r.sub),
-        HirKind::Alternation(alts) => {
-            let mut all = Vec::new();
-            for a in alts {
-                all.extend(required(a)?);
-            }
-            Some(all)
-        }
+        HirKind::Capture(c) => need(&c.sub),
+        HirKind::Repetition(r) if r.min >= 1 => need(&r.sub),
+        HirKind::Alternation(alts) => Need::any(alts.iter().map(need).collect()),
         HirKind::Concat(items) => {
-            let mut best: Option<Vec<String>> = None;
-            let mut consider = |set: Vec<String>| {
-                if better(&set, best.as_deref()) {
-                    best = Some(set);
-                }
-            };
+            // Each run of plain text, and what each other item needs.
+            let mut parts = Vec::new();
             let mut run = String::new();
             for item in items {
                 match piece(item) {
                     Some(text) => run.push_str(&text),
                     None => {
                         if !run.is_empty() {
-                            consider(vec![std::mem::take(&mut run)]);
+                            parts.push(Need::lit(std::mem::take(&mut run)));
                         }
-                        if let Some(set) = required(item) {
-                            consider(set);
-                        }
+                        parts.push(need(item));
                     }
                 }
             }
             if !run.is_empty() {
-                consider(vec![run]);
+                parts.push(Need::lit(run));
             }
-            best
+            Need::all(parts)
         }
-        _ => None,
+        _ => Need::NOTHING,
     }
 }
 
@@ -221,6 +325,111 @@ mod tests {
         assert_eq!(lits(r"é"), None);
         assert_eq!(lits(r"[eé]tat"), Some(vec!["tat".into()]));
         assert_eq!(fold_to_ascii("DIS\u{212A} bu\u{17F}y"), "DISk busy");
+    }
+
+    fn need(p: &str) -> Need {
+        literal_needs(p).unwrap()
+    }
+
+    fn lit(l: &str) -> Need {
+        Need::Lit(l.into())
+    }
+
+    #[test]
+    fn a_concatenation_needs_all_its_parts() {
+        assert_eq!(
+            need(r"(?i)mount(ing)? failed: exit status 32"),
+            Need::All(vec![lit("mount"), lit(" failed: exit status 32")])
+        );
+        assert_eq!(
+            need(r"(?i)rbd: image \S+ is locked"),
+            Need::All(vec![lit("rbd: image "), lit(" is locked")])
+        );
+        // Nested concatenations are one conjunction; short words and optional parts need
+        // nothing.
+        assert_eq!(
+            need(r"(?i)(format of (disk)) \S+ ok (failed)?"),
+            Need::All(vec![lit("format of "), lit("disk"), lit(" ok ")])
+        );
+        assert_eq!(need(r"\d+ s"), Need::NOTHING);
+    }
+
+    #[test]
+    fn an_alternation_needs_one_alternative() {
+        assert_eq!(
+            need(r"(?i)format of disk \S+ failed|mkfs\.\w+ failed|failed to format"),
+            Need::Any(vec![
+                Need::All(vec![lit("format of disk "), lit(" failed")]),
+                Need::All(vec![lit("mkfs."), lit(" failed")]),
+                lit("failed to format"),
+            ])
+        );
+        // One alternative that needs nothing: the alternation needs nothing.
+        assert_eq!(need(r"(?i)(ENOENT|\d+) in /dev"), lit(" in /dev"));
+        assert_eq!(need(r"(?i)(EIO|ok)"), Need::NOTHING);
+        // The set one of which is in every match: each alternative's best, together.
+        assert_eq!(
+            need(r"(?i)format of disk \S+ failed|mkfs\.\w+ failed|failed to format").one_of(),
+            Some(vec![
+                " failed".into(),
+                "failed to format".into(),
+                "format of disk ".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn a_need_holds_when_its_literals_are_found() {
+        let n = need(r"(?i)format of disk \S+ failed|mkfs\.\w+ failed|failed to format");
+        let holds = |found: &[&str]| n.holds(&|l: &String| found.contains(&l.as_str()));
+        assert!(!holds(&[" failed"]));
+        assert!(!holds(&["format of disk "]));
+        assert!(holds(&["format of disk ", " failed"]));
+        assert!(holds(&["mkfs.", " failed"]));
+        assert!(holds(&["failed to format"]));
+        // Nothing known: holds on any text.
+        assert!(Need::<String>::NOTHING.holds(&|_| false));
+        // By index, as the catalogue keeps it.
+        let mut ids = Vec::new();
+        let by_id = n.clone().map(&mut |l| {
+            ids.push(l);
+            ids.len() - 1
+        });
+        assert!(by_id.holds(&|&i| ids[i] == "failed to format"));
+        assert!(!by_id.holds(&|&i| ids[i] == "mkfs."));
+    }
+
+    #[test]
+    fn every_match_holds_its_need() {
+        // The property itself, on patterns of the catalogue's kinds and texts that match them:
+        // the literals found in the text satisfy the need.
+        let cases = [
+            (
+                r"(?i)mount(ing)? failed: exit status 32",
+                "MOUNTING FAILED: Exit status 32",
+            ),
+            (
+                r"(?i)format of disk \S+ failed|mkfs\.\w+ failed|failed to format",
+                "mkfs.xfs FAILED",
+            ),
+            (
+                r"(?i)an operation with the given Volume ID \S+ already exists|operation (is )?(already )?(pending|in progress) for volume",
+                "Operation already in progress for volume x",
+            ),
+            (r"(?i)avc: *denied|apparmor=.DENIED.", "AVC:  denied"),
+            (r"(?i)\bdisk\b.*busy", "DIS\u{212A} is bu\u{17F}y"),
+            (r"(?i)(foo|bar)baz(qux)?", "BARBAZ"),
+        ];
+        for (p, t) in cases {
+            let re = regex::Regex::new(p).unwrap();
+            assert!(re.is_match(t), "{p} {t}");
+            let lower = fold_to_ascii(t).to_ascii_lowercase();
+            assert!(
+                need(p).holds(&|l: &String| lower.contains(l.as_str())),
+                "{p}: {:?}",
+                need(p)
+            );
+        }
     }
 
     #[test]
