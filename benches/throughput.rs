@@ -4,7 +4,7 @@
 //! 1. Classification, messages/second over the 57 real messages of
 //!    `fixtures/corpus/real-mount-failures.yaml`, cycled: (a) the raw classifier (normalize +
 //!    context_for + classify), (b) the full `diagnose::explain` (case, rules, report); also the
-//!    catalogue's `RegexSet` alone.
+//!    catalogue's pattern scan alone (`PatternScan::matches`).
 //! 2. A generated, deterministic 100 MiB kubelet log: (a) `parse_klog_with` keeping the volume
 //!    failures (`is_volume_log_line`), (b) the offline path `add_source` + `diagnose`, with peak
 //!    RSS (VmHWM) and a one-run breakdown of where the time goes, (c) the parse again on the
@@ -158,7 +158,7 @@ fn bench_classification(entries: &[CorpusEntry], runs: usize) {
         .collect();
     let total_bytes: usize = entries.iter().map(|e| e.text.len()).sum();
     println!(
-        "messages: {} ({} bytes, mean {} bytes); catalogue: {} patterns in one RegexSet",
+        "messages: {} ({} bytes, mean {} bytes); catalogue: {} patterns, one pattern scan",
         entries.len(),
         total_bytes,
         total_bytes / entries.len(),
@@ -179,7 +179,7 @@ fn bench_classification(entries: &[CorpusEntry], runs: usize) {
         ),
         (
             "classify_regexset",
-            "    of which the catalogue RegexSet::matches alone",
+            "    of which the catalogue's pattern scan (PatternScan::matches) alone",
             Box::new(|i: usize| cat.set.matches(&normalized[i]).iter().count()),
         ),
     ];
