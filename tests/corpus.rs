@@ -140,18 +140,21 @@ fn pct(a: usize, n: usize) -> f64 {
     }
 }
 
-fn print(err: &mut impl Write, name: &str, s: &Score, misses: bool) {
-    let _ = writeln!(
-        err,
-        "corpus {name}: {} scored: top-1 {}/{} = {:.1}%, top-3 {:.1}%, unknown {:.1}%, wrong at confidence >= 0.8: {}",
-        s.n,
+/// top-1, top-3, the "unknown" rate and the confident wrong answers of one score.
+fn figures(s: &Score) -> String {
+    format!(
+        "top-1 {}/{} = {:.1}%, top-3 {:.1}%, unknown {:.1}%, wrong at confidence >= 0.8: {}",
         s.top1,
         s.n,
         pct(s.top1, s.n),
         pct(s.top3, s.n),
         pct(s.unknown, s.n),
         s.confident_wrong.len()
-    );
+    )
+}
+
+fn print(err: &mut impl Write, name: &str, s: &Score, misses: bool) {
+    let _ = writeln!(err, "corpus {name}: {} scored: {}", s.n, figures(s));
     let _ = writeln!(
         err,
         "corpus {name}: reliability (confidence bucket: right / answered)"
@@ -223,16 +226,7 @@ fn corpus_accuracy_on_tune_and_holdout() {
             .filter(|r| r.collected_from.as_deref() == Some(b))
             .collect();
         let s = score(&recs);
-        let _ = writeln!(
-            err,
-            "corpus holdout, batch {b}: top-1 {}/{} = {:.1}%, top-3 {:.1}%, unknown {:.1}%, wrong at >= 0.8: {}",
-            s.top1,
-            s.n,
-            pct(s.top1, s.n),
-            pct(s.top3, s.n),
-            pct(s.unknown, s.n),
-            s.confident_wrong.len()
-        );
+        let _ = writeln!(err, "corpus holdout, batch {b}: {}", figures(&s));
     }
     if !h.confident_wrong.is_empty() || !t.confident_wrong.is_empty() {
         let _ = writeln!(

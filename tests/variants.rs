@@ -19,6 +19,19 @@ fn expect(cause: &str, msg: &str) {
     assert_eq!(top(msg), cause, "message: {msg}");
 }
 
+/// Every (cause, message) pair at once: the failure lists all that are wrong, not the first.
+#[track_caller]
+fn expect_each(cases: &[(&str, &str)]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(cause, msg)| {
+            let got = top(msg);
+            (got != *cause).then(|| format!("want {cause}, got {got}: {msg}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn nfs_client_missing_in_util_linux_2_30_wording() {
     // util-linux ≥ 2.30 prints "<target>: bad option; ... helper program." on one line.
@@ -585,14 +598,7 @@ fn sds_drivers_name_their_causes() {
         // longhorn/longhorn-manager (longhorn-encryption-passphrase-missing)
         ("configmap_or_secret_missing", "MountVolume.MountDevice failed for volume \"pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90\" : rpc error: code = InvalidArgument desc = missing passphrase for encrypted volume pvc-3f2c9a7e-1b4d-4c8e-9f6a-2d7b5e8c1a90"),
     ];
-    let mut wrong = Vec::new();
-    for (cause, msg) in cases {
-        let got = top(msg);
-        if got != *cause {
-            wrong.push(format!("want {cause}, got {got}: {msg}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    expect_each(cases);
 }
 
 /// Families added with the fourth collection batch, each from the code or page that prints it
@@ -633,14 +639,7 @@ fn batch4_families_read_from_the_sources() {
         // longhorn-manager csi controller_server.go: not Ready (faulted or unschedulable)
         ("volume_not_ready", "AttachVolume.Attach failed for volume \"pvc-0e1f\" : rpc error: code = Aborted desc = volume pvc-0e1f is not ready for workloads"),
     ];
-    let mut wrong = Vec::new();
-    for (cause, msg) in cases {
-        let got = top(msg);
-        if got != *cause {
-            wrong.push(format!("want {cause}, got {got}: {msg}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    expect_each(cases);
 }
 
 /// Enterprise and FUSE drivers' own refusals, read in their node and controller services
@@ -668,14 +667,7 @@ fn enterprise_drivers_name_their_causes() {
         // kubernetes-sigs/secrets-store-csi-driver nodeserver.go, provider_client.go
         ("csi_driver_not_registered", "MountVolume.SetUp failed for volume \"secrets-store-inline\" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod web/api-0, err: error connecting to provider \"azure\": provider not found: provider \"azure\""),
     ];
-    let mut wrong = Vec::new();
-    for (cause, msg) in cases {
-        let got = top(msg);
-        if got != *cause {
-            wrong.push(format!("want {cause}, got {got}: {msg}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    expect_each(cases);
 }
 
 /// kubelet's and drivers' log lines that name where a volume failed but not why: structural

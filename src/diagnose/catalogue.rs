@@ -380,22 +380,7 @@ impl Prefilter {
             // Only ASCII text reaches a single pattern, where ASCII classes, case folding and
             // word boundaries answer as the Unicode ones do: the NFA of `\w`, `\S` or `(?i)` is
             // then a few states instead of a UTF-8 automaton, and its DFA has few states too.
-            let build = |unicode: bool| {
-                DFA::builder()
-                    .configure(DFA::config().unicode_word_boundary(unicode))
-                    .syntax(
-                        regex_automata::util::syntax::Config::new()
-                            .unicode(unicode)
-                            .utf8(unicode),
-                    )
-                    .thompson(
-                        thompson::Config::new()
-                            .which_captures(thompson::WhichCaptures::None)
-                            .utf8(unicode),
-                    )
-                    .build(&patterns[i])
-                    .ok()
-            };
+            let build = |unicode: bool| single_dfa(&patterns[i], unicode, false).ok();
             // A pattern with a non-ASCII literal has no ASCII-only form.
             let (dfa, unicode) = build(false)
                 .map(|d| (d, false))
@@ -409,6 +394,32 @@ impl Prefilter {
             }
         })
     }
+}
+
+/// One pattern's lazy DFA, without capture states: forward (leftmost-first), or `reverse` (all
+/// matches, as the regex crate's reverse search after a forward one is); with `unicode` false,
+/// ASCII classes, case folding and word boundaries.
+fn single_dfa(pattern: &str, unicode: bool, reverse: bool) -> Result<DFA, String> {
+    let config = DFA::config().unicode_word_boundary(unicode);
+    DFA::builder()
+        .configure(if reverse {
+            config.match_kind(MatchKind::All)
+        } else {
+            config
+        })
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(unicode)
+                .utf8(unicode),
+        )
+        .thompson(
+            thompson::Config::new()
+                .which_captures(thompson::WhichCaptures::None)
+                .utf8(unicode)
+                .reverse(reverse),
+        )
+        .build(pattern)
+        .map_err(|e| e.to_string())
 }
 
 /// A pool of caches for `dfa`.
@@ -433,26 +444,7 @@ impl Single {
     /// there (what the regex crate's own lazy DFA does after its forward search).
     fn start(&self, pattern: &str, text: &str, end: usize) -> usize {
         let (dfa, caches) = self.reverse.get_or_init(|| {
-            let unicode = self.unicode;
-            let dfa = DFA::builder()
-                .configure(
-                    DFA::config()
-                        .unicode_word_boundary(unicode)
-                        .match_kind(MatchKind::All),
-                )
-                .syntax(
-                    regex_automata::util::syntax::Config::new()
-                        .unicode(unicode)
-                        .utf8(unicode),
-                )
-                .thompson(
-                    thompson::Config::new()
-                        .which_captures(thompson::WhichCaptures::None)
-                        .utf8(unicode)
-                        .reverse(true),
-                )
-                .build(pattern)
-                .expect("the forward DFA was built");
+            let dfa = single_dfa(pattern, self.unicode, true).expect("the forward DFA was built");
             let caches = pool_of(&dfa);
             (dfa, caches)
         });
