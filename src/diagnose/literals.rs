@@ -71,18 +71,7 @@ impl<L> Need<L> {
 
     /// All of `parts`, without the parts that need nothing and with nested `All`s flattened.
     fn all(parts: Vec<Need<L>>) -> Need<L> {
-        let mut v = Vec::new();
-        for p in parts {
-            match p {
-                Need::All(inner) => v.extend(inner),
-                p => v.push(p),
-            }
-        }
-        if v.len() == 1 {
-            v.pop().expect("one part")
-        } else {
-            Need::All(v)
-        }
+        Need::joined(parts, true)
     }
 
     /// One of `parts`: nothing when one of them needs nothing (or there are none).
@@ -90,17 +79,24 @@ impl<L> Need<L> {
         if parts.is_empty() || parts.iter().any(Need::is_nothing) {
             return Need::NOTHING;
         }
+        Need::joined(parts, false)
+    }
+
+    /// `parts` as one `All` (or one `Any`), the parts that are themselves an `All` (an `Any`)
+    /// flattened into it (an empty `All`, nothing, then disappears); a single part stands alone.
+    fn joined(parts: Vec<Need<L>>, all: bool) -> Need<L> {
         let mut v = Vec::new();
         for p in parts {
             match p {
-                Need::Any(inner) => v.extend(inner),
+                Need::All(inner) if all => v.extend(inner),
+                Need::Any(inner) if !all => v.extend(inner),
                 p => v.push(p),
             }
         }
-        if v.len() == 1 {
-            v.pop().expect("one part")
-        } else {
-            Need::Any(v)
+        match (v.len(), all) {
+            (1, _) => v.pop().expect("one part"),
+            (_, true) => Need::All(v),
+            (_, false) => Need::Any(v),
         }
     }
 }
