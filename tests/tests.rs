@@ -8,6 +8,7 @@ mod variants;
 mod adversarial;
 mod architecture;
 mod bounds;
+mod cases;
 mod chart;
 mod completion_live;
 mod completions;
