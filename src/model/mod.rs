@@ -257,6 +257,37 @@ pub struct Case {
     pub inputs: Vec<String>,
     /// What the node probe found on the pod's node, when it was run.
     pub node_facts: Option<NodeFacts>,
+    /// DaemonSets of CSI node plugins (desired and ready counts per node decide whether the
+    /// plugin runs on the pod's node).
+    pub daemonsets: Vec<k8s_openapi::api::apps::v1::DaemonSet>,
+    /// The pod's owners up the chain (ReplicaSet, Deployment, StatefulSet): a Deployment's
+    /// RollingUpdate with a ReadWriteOnce claim explains a Multi-Attach.
+    pub workloads: Vec<Workload>,
+    /// Log lines of the CSI node plugin on the pod's node about this pod's volumes, with the
+    /// container they came from.
+    pub plugin_logs: Vec<PluginLogLine>,
+}
+
+/// An owner of the pod as far as its rollout matters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workload {
+    /// `Deployment`, `ReplicaSet`, `StatefulSet`, `DaemonSet`, `Job`.
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    /// `RollingUpdate` / `Recreate` (Deployment), `RollingUpdate` / `OnDelete` (StatefulSet).
+    pub strategy: Option<String>,
+    pub replicas: Option<i32>,
+    /// `maxSurge` of a Deployment's RollingUpdate, as written (`25%`, `1`, `0`).
+    pub max_surge: Option<String>,
+}
+
+/// One line a CSI node plugin logged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginLogLine {
+    /// `kube-system/ebs-csi-node-x7k2p/ebs-plugin`, or the file it was read from.
+    pub source: String,
+    pub line: LogLine,
 }
 
 impl Case {
@@ -287,6 +318,9 @@ impl Case {
             notes,
             inputs,
             node_facts,
+            daemonsets,
+            workloads,
+            plugin_logs,
         } = self;
         Case {
             pod_name: pod_name.clone(),
@@ -311,6 +345,9 @@ impl Case {
             notes: notes.clone(),
             inputs: inputs.clone(),
             node_facts: node_facts.clone(),
+            daemonsets: daemonsets.clone(),
+            workloads: workloads.clone(),
+            plugin_logs: plugin_logs.clone(),
         }
     }
 
@@ -517,6 +554,132 @@ pub struct NodeFacts {
     pub log_sources: Vec<String>,
     /// Whether the output ended with the probe's end marker.
     pub complete: bool,
+    // --- Evidence for the differential diagnosis (issue 18). Every source of node facts (the
+    // probe through any transport, a pasted transcript) fills these same fields; each family
+    // says where it came from in `provenance`, and what could not be read in `unavailable`.
+    /// The kubelet as it runs on the node: its flavour, root dir and flags.
+    #[serde(default)]
+    pub kubelet: Option<KubeletInfo>,
+    /// `blkid` of the devices the pod's volumes use (and any with a clashing UUID).
+    #[serde(default)]
+    pub blkid: Vec<BlkidEntry>,
+    /// multipathd's maps and the settings that decide which disks it takes.
+    #[serde(default)]
+    pub multipath: Option<MultipathInfo>,
+    /// open-iscsi's state: initiator name, sessions, iscsid.
+    #[serde(default)]
+    pub iscsi: Option<IscsiInfo>,
+    /// `df` of the volume's filesystems.
+    #[serde(default)]
+    pub df: Vec<DfEntry>,
+    /// What NFS servers the pod's volumes name answered from this node.
+    #[serde(default)]
+    pub nfs_servers: Vec<NfsServerAnswer>,
+    /// Packages queried (`dpkg -s`, `rpm -q`, `apk info -e`): name -> version, `None` when not
+    /// installed.
+    #[serde(default)]
+    pub packages: std::collections::BTreeMap<String, Option<String>>,
+    /// `kernel.dmesg_restrict` (1: the kernel log needs CAP_SYSLOG).
+    #[serde(default)]
+    pub dmesg_restrict: Option<bool>,
+    /// Fact family (`kernel`, `os`, `kubelet`, `modules`, `helpers`, `kernel_log`, `blkid`,
+    /// `mounts`, `multipath`, `iscsi`, `df`, `nfs_servers`, `packages`) -> where it was read
+    /// (`node probe (exec pod)`, `file dmesg.txt: dmesg -T`).
+    #[serde(default)]
+    pub provenance: std::collections::BTreeMap<String, String>,
+    /// Evidence that could not be gathered, and why (`kernel log: kernel.dmesg_restrict=1 and
+    /// the probe runs without CAP_SYSLOG`).
+    #[serde(default)]
+    pub unavailable: Vec<String>,
+}
+
+/// The kubelet on a node, as its process, flags and config show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KubeletInfo {
+    /// `kubeadm`, `microk8s`, `k3s`, `rke`, `rke2`, `k0s`, `openshift`, `kind`, `minikube`,
+    /// or `unknown`.
+    pub flavour: Option<String>,
+    /// `--root-dir` (or the flavour's default).
+    pub root_dir: Option<String>,
+    /// Runs in a container (RKE's kubelet container, kind's node container, a k3s/rke2
+    /// embedded kubelet counts as not containerised).
+    pub containerized: Option<bool>,
+    /// Its command line flags, secrets redacted (`--root-dir=/var/lib/k0s/kubelet`).
+    pub flags: Vec<String>,
+    /// `--config` file, when given.
+    pub config: Option<String>,
+}
+
+/// One `blkid` line: `/dev/rbd0: UUID="..." BLOCK_SIZE="512" TYPE="xfs"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlkidEntry {
+    pub device: String,
+    pub fs_type: Option<String>,
+    pub uuid: Option<String>,
+    pub label: Option<String>,
+    /// Any other tags as printed (`PARTUUID`, `PTTYPE`, `BLOCK_SIZE`).
+    pub other: std::collections::BTreeMap<String, String>,
+}
+
+/// multipathd's view: `multipath -ll` maps and `multipathd show config` settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MultipathInfo {
+    pub maps: Vec<MultipathMap>,
+    /// `find_multipaths` (`yes`, `no`, `strict`, `greedy`, `smart`).
+    pub find_multipaths: Option<String>,
+    /// Blacklist entries as written (`devnode "^sd[a-z0-9]+"`, `wwid "..."`, `device IET
+    /// VIRTUAL-DISK`).
+    pub blacklist: Vec<String>,
+    /// Whether multipathd runs.
+    pub running: Option<bool>,
+}
+
+/// One `multipath -ll` map.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MultipathMap {
+    /// `mpatha` or the WWID when user_friendly_names is off.
+    pub name: String,
+    pub wwid: Option<String>,
+    /// `dm-3`.
+    pub dm: Option<String>,
+    pub vendor: Option<String>,
+    pub product: Option<String>,
+    /// The path devices (`sdb`, `sdc`).
+    pub paths: Vec<String>,
+}
+
+/// open-iscsi on a node.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IscsiInfo {
+    /// From /etc/iscsi/initiatorname.iscsi; `Some("")` when the file has no name.
+    pub initiator_name: Option<String>,
+    /// `iscsiadm -m session`: (portal, target IQN).
+    pub sessions: Vec<(String, String)>,
+    pub iscsid_running: Option<bool>,
+}
+
+/// One `df` row.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DfEntry {
+    pub filesystem: String,
+    pub mounted_on: String,
+    /// `Use%` (or `IUse%` with `inodes`), 0..100.
+    pub use_percent: Option<u8>,
+    pub inodes: bool,
+}
+
+/// An NFS server as this node sees it (`rpcinfo`, `showmount -e`, a TCP connect).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NfsServerAnswer {
+    pub server: String,
+    /// Whether it answered at all (TCP 2049 or rpcbind).
+    pub reachable: Option<bool>,
+    /// NFS versions rpcbind says it offers (`3`, `4`).
+    pub versions: Vec<String>,
+    /// `showmount -e`: export path -> clients allowed.
+    pub exports: Vec<(String, String)>,
+    /// The error the check gave, as printed.
+    pub error: Option<String>,
 }
 
 /// Whether a pod's volumes are mounted and in use: it runs, or one of its containers (init
