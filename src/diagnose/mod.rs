@@ -8,6 +8,7 @@ pub mod context;
 pub mod fleet;
 pub mod literals;
 pub mod node_check;
+pub mod os;
 pub use crate::model::report;
 pub mod rules;
 pub mod safety;
@@ -918,17 +919,26 @@ fn fold_symptoms(accs: &mut Accs) {
     if let Some(top) = causes.first_mut() {
         // Two are enough to show the pod is waiting on this; more only repeat it.
         const SHOWN: usize = 2;
-        let all: Vec<Evidence> = symptoms.into_iter().flat_map(|s| s.evidence).collect();
-        for e in all.iter().take(SHOWN) {
-            let mut e = e.clone();
-            e.source = format!("symptom, {}", e.source);
-            top.add(e);
-        }
-        if all.len() > SHOWN {
-            top.fact(format!(
-                "symptom: {} more message(s) say kubelet timed out waiting for the volumes",
-                all.len() - SHOWN
-            ));
+        let cat = catalogue();
+        let mut shown = 0;
+        for s in symptoms {
+            let n = s.evidence.len();
+            let take = SHOWN.saturating_sub(shown).min(n);
+            for e in s.evidence.into_iter().take(take) {
+                let mut e = e;
+                e.source = format!("symptom, {}", e.source);
+                top.add(e);
+            }
+            shown += take;
+            // Said as what those messages are (the symptom cause's own title), never as
+            // something they do not say.
+            if n > take {
+                top.fact(format!(
+                    "symptom: {} more message(s) of the same kind: {}",
+                    n - take,
+                    cat.causes[s.cause].title.to_lowercase()
+                ));
+            }
         }
     }
     accs.list = causes;

@@ -246,6 +246,15 @@ pub struct NodeOs {
     pub source: Option<String>,
     pub kernel: Option<String>,
     pub kubelet_version: Option<String>,
+    /// The OS as volmnt knows it (`ubuntu`, `el7`, `talos`, ...), when the image is known.
+    pub os: Option<String>,
+    /// `systemd`, `openrc` or `none`, when the OS is known.
+    pub init: Option<String>,
+    /// `selinux`, `apparmor` or `none`, when the OS is known.
+    pub security: Option<String>,
+    /// How software gets onto the node: `package`, `transactional`, `rpm-ostree`,
+    /// `machine-config`, `extension` or `image`.
+    pub delivery: Option<String>,
 }
 
 /// A ranked diagnosis of one pod or one message.
