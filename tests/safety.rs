@@ -165,8 +165,14 @@ fn check(report: &Value, use_: &InUse, label: &str) {
                 let kind = s["kind"].as_str().unwrap_or("?");
                 let cmd = s["command"].as_str();
                 if let Some(c) = cmd {
+                    // No `<placeholder>`, and no redirection that writes a file: only stderr
+                    // to /dev/null and bash's /dev/tcp connect (a port check) are allowed.
+                    let rest = c
+                        .replace("2>/dev/null", "")
+                        .replace("> /dev/tcp/", "")
+                        .replace("</dev/null", "");
                     assert!(
-                        !c.contains('<') && !c.contains('>'),
+                        !rest.contains('<') && !rest.contains('>'),
                         "{label} {cause}: a placeholder or redirection in a $ line: {c}"
                     );
                     assert!(
@@ -272,7 +278,8 @@ fn destructive_command(c: &str) -> Option<String> {
     static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(concat!(
             r"\bmkfs(\.\w+)?\b|\bmke2fs\b|\bwipefs\b|\bdd\s+if=|",
-            r"\b(e2)?fsck(\.\w+)?\s+(-\w*[yfp]\w*)|",
+            // e2fsck/fsck repair with -y, -p or -a; -f only forces a check and -n never writes.
+            r"\b(e2)?fsck(\.\w+)?\s+(-\w*[ypa]\w*)|",
             r"\brbd\s+lock\s+(rm|remove)\b|\brbd\s+(rm|remove)\b|\brbd\s+unmap\s+.*-o\s+force|",
             r"\bosd\s+(blocklist|blacklist)\s+add\b|",
             r"\bkubectl\s+delete\s+(volumeattachments?|va|pv|persistentvolumes?|pvc|persistentvolumeclaims?)\b|",

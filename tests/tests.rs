@@ -6,6 +6,7 @@ mod support;
 mod variants;
 
 mod adversarial;
+mod advice;
 mod architecture;
 mod bounds;
 mod cases;
