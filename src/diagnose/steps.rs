@@ -902,6 +902,11 @@ fn service_command(
                 "status" => format!("systemctl status {} --no-pager", units.join(" ")),
                 // `enable` does nothing for a static unit (rpc-statd is started on demand by
                 // mount.nfs through start-statd): it is started; the others are enabled too.
+                // On RHCOS a unit is enabled by a MachineConfig (a change by hand on the node
+                // is configuration drift the Machine Config Operator reports): start it now.
+                "enable" if matches!(p.delivery.as_str(), "machine-config" | "image") => {
+                    format!("sudo systemctl start {}", units.join(" "))
+                }
                 "enable" => {
                     let mut parts = Vec::new();
                     if !enableable.is_empty() {
@@ -914,15 +919,29 @@ fn service_command(
                 }
                 other => format!("sudo systemctl {other} {}", units.join(" ")),
             };
-            let note = unknown.then(|| {
-                let openrc: Vec<String> = names
-                    .iter()
-                    .map(|n| {
-                        let u = fams.get("alpine").map(|a| a.service(n)).unwrap_or_default();
-                        format!("`rc-service {u} {}`", openrc_action(a))
-                    })
-                    .collect();
-                format!(" (systemd; on OpenRC: {})", openrc.join(", "))
+            let note = match (a, p.delivery.as_str()) {
+                ("enable", "machine-config") => Some(format!(
+                    " (to keep it across reboots on {}, enable {} in a MachineConfig's systemd units)",
+                    p.name,
+                    units.join(" and ")
+                )),
+                ("enable", "image") => Some(format!(
+                    " (on {} a change made on the node does not survive a reboot: set it in the node image or its user data)",
+                    p.name
+                )),
+                _ => None,
+            };
+            let note = note.or_else(|| {
+                unknown.then(|| {
+                    let openrc: Vec<String> = names
+                        .iter()
+                        .map(|n| {
+                            let u = fams.get("alpine").map(|a| a.service(n)).unwrap_or_default();
+                            format!("`rc-service {u} {}`", openrc_action(a))
+                        })
+                        .collect();
+                    format!(" (systemd; on OpenRC: {})", openrc.join(", "))
+                })
             });
             (Some(cmd), note, unknown.then(|| "systemd".to_string()))
         }
