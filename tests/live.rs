@@ -529,8 +529,9 @@ fn doctor_namespace_groups_stuck_pods_by_cause_and_root_object() {
         "{}",
         text.stdout
     );
+    // The first step shown for a group is its first read-only check, never a change.
     assert!(
-        lines[2].contains("$ sudo yum install -y nfs-utils"),
+        lines[2].contains("$ volmnt node check node1  # first check"),
         "{}",
         text.stdout
     );
@@ -621,6 +622,30 @@ fn probe_node_confirms_or_rules_out_the_missing_nfs_client() {
             out.stderr
         );
         let r = out.json();
+        if !confirmed {
+            // The helper is there: the cause is ruled out, listed apart with the reason, and
+            // no longer ranked.
+            let out_of = r["ruled_out"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["cause"] == "nfs_client_missing")
+                .cloned()
+                .expect("nfs_client_missing ruled out");
+            assert!(
+                out_of["because"]
+                    .as_str()
+                    .unwrap()
+                    .contains("is installed on node1"),
+                "{out_of}"
+            );
+            assert!(!r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["cause"] == "nfs_client_missing"));
+            continue;
+        }
         let nfs = r["findings"]
             .as_array()
             .unwrap()

@@ -4,6 +4,7 @@
 mod util;
 mod support;
 mod variants;
+mod views;
 
 mod adversarial;
 mod advice;

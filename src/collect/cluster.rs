@@ -828,6 +828,26 @@ impl Cluster {
     }
 }
 
+/// The nodes among `nodes` whose status lists a volume naming one of `keys`, cut to what the
+/// rules read.
+pub fn nodes_listing<'a>(
+    nodes: impl Iterator<Item = &'a Node>,
+    keys: &BTreeSet<String>,
+) -> Vec<Node> {
+    nodes
+        .filter(|n| {
+            n.status.as_ref().is_some_and(|s| {
+                s.volumes_in_use
+                    .iter()
+                    .flatten()
+                    .chain(s.volumes_attached.iter().flatten().map(|a| &a.name))
+                    .any(|v| keys.iter().any(|k| v.ends_with(k.as_str())))
+            })
+        })
+        .map(|n| slim_node(n.clone()))
+        .collect()
+}
+
 /// Whether a node's status lists any volume (in use or attached).
 fn lists_volumes(n: &Node) -> bool {
     n.status.as_ref().is_some_and(|s| {
@@ -993,6 +1013,10 @@ pub trait CaseObjects {
     fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim>;
     fn pv(&self, name: &str) -> Option<PersistentVolume>;
     fn node(&self, name: &str) -> Option<Node>;
+    /// Nodes whose status lists (volumesInUse, volumesAttached) a volume naming one of
+    /// `keys` (a PV name, a CSI volume handle, an in-tree `pool:image`): another node may hold
+    /// this pod's volume. `doctor pod` reads the same from its node list.
+    fn nodes_listing(&self, keys: &BTreeSet<String>) -> Vec<Node>;
     fn csinode(&self, name: &str) -> Option<CSINode>;
     /// Could the claims be read at all (an unreadable list says nothing about absence)?
     fn pvcs_known(&self) -> bool;
@@ -1025,6 +1049,9 @@ impl CaseObjects for Shared {
     }
     fn node(&self, name: &str) -> Option<Node> {
         self.nodes.get(name).cloned()
+    }
+    fn nodes_listing(&self, keys: &BTreeSet<String>) -> Vec<Node> {
+        nodes_listing(self.nodes.values(), keys)
     }
     fn csinode(&self, name: &str) -> Option<CSINode> {
         self.csinodes.get(name).cloned()
@@ -1141,6 +1168,44 @@ pub fn assemble(objs: &impl CaseObjects, pod: Pod) -> Case {
             .filter_map(|p| p.spec.as_ref()?.node_name.clone()),
     );
     node_names.dedup();
+    // Another node whose status still lists one of the pod's volumes (the old node of a
+    // Multi-Attach or of an RBD lock), as `doctor pod` reads it.
+    let mut keys: BTreeSet<String> = BTreeSet::new();
+    for pv in &case.pvs {
+        if let Some(n) = &pv.metadata.name {
+            keys.insert(n.clone());
+        }
+        if let Some(spec) = &pv.spec {
+            if let Some(c) = &spec.csi {
+                keys.insert(c.volume_handle.clone());
+            }
+            if let Some(r) = &spec.rbd {
+                keys.insert(format!(
+                    "{}:{}",
+                    r.pool.as_deref().unwrap_or("rbd"),
+                    r.image
+                ));
+            }
+        }
+    }
+    for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+        if let Some(r) = &v.rbd {
+            keys.insert(format!(
+                "{}:{}",
+                r.pool.as_deref().unwrap_or("rbd"),
+                r.image
+            ));
+        }
+    }
+    if !keys.is_empty() {
+        for node in objs.nodes_listing(&keys) {
+            if let Some(n) = node.metadata.name.clone() {
+                if !node_names.contains(&n) {
+                    node_names.push(n);
+                }
+            }
+        }
+    }
     for n in &node_names {
         if let Some(node) = objs.node(n) {
             if !case
@@ -1383,6 +1448,10 @@ impl Cluster {
                 let name = n.metadata.name.clone().unwrap_or_default();
                 if wanted_nodes.contains(&name) {
                     nodes.insert(name, n.clone());
+                } else if lists_volumes(n) {
+                    // Another node that may still hold a stuck pod's volume (its status lists
+                    // volumes), kept cut to what the rules read, as `doctor pod` keeps it.
+                    nodes.insert(name, slim_node(n.clone()));
                 }
                 false
             },

@@ -640,6 +640,13 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         if case.namespace.is_none() {
             case.namespace = facts.namespace;
         }
+        if let Some(t) = facts
+            .saved_at
+            .as_deref()
+            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        {
+            case.captured_at = Some(t.as_second());
+        }
         return Ok(Some("volmnt case facts (saved)".into()));
     }
     // Text that names apiVersion but does not parse still goes to the parser, for its error.

@@ -52,6 +52,9 @@ pub struct CaseFacts {
     pub configmaps: Vec<String>,
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// When the case was read (RFC 3339): a replay measures ages from it, as the live run did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_at: Option<String>,
 }
 
 pub const CASE_KIND: &str = "VolmntCase";
@@ -119,6 +122,12 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         denied: case.denied.clone(),
         configmaps: case.configmaps.clone(),
         secrets: case.secrets.clone(),
+        saved_at: Some(
+            case.captured_at
+                .and_then(|t| k8s_openapi::jiff::Timestamp::from_second(t).ok())
+                .unwrap_or_else(k8s_openapi::jiff::Timestamp::now)
+                .to_string(),
+        ),
     };
     let facts = serde_yaml::to_string(&facts).map_err(|e| Error::Output(e.to_string()))?;
     let pod = case.pod_display_name().unwrap_or("POD");
@@ -179,13 +188,27 @@ fn core_event(case: &Case, i: usize, e: &Event) -> Value {
         "source": {"component": component, "host": host},
         "count": e.count,
     });
-    // Timestamps from the API are RFC 3339; describe ages ("8m49s") are not and are left out.
-    if let Some(a) = e
-        .age
-        .as_deref()
-        .filter(|a| a.contains('T') && a.ends_with('Z'))
-    {
-        v["lastTimestamp"] = a.into();
+    // The times the API gave, so a replay shows the same ages and repeats ("x12 over 9m");
+    // describe ages ("8m49s") are not times and are left out.
+    let rfc3339 = |t: i64| {
+        k8s_openapi::jiff::Timestamp::from_second(t)
+            .ok()
+            .map(|t| t.to_string())
+    };
+    if let Some(t) = e.first_seen.and_then(rfc3339) {
+        v["firstTimestamp"] = t.into();
+    }
+    match e.last_seen.and_then(rfc3339) {
+        Some(t) => v["lastTimestamp"] = t.into(),
+        None => {
+            if let Some(a) = e
+                .age
+                .as_deref()
+                .filter(|a| a.contains('T') && a.ends_with('Z'))
+            {
+                v["lastTimestamp"] = a.into();
+            }
+        }
     }
     v
 }

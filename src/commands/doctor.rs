@@ -297,6 +297,15 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
             eprintln!("volmnt: read {i}");
         }
     }
+    // Ages are measured from when the facts were read: now for a live read, the saved time
+    // for a replayed case (so it reads as the live run did); plain files have none.
+    let now = match &cluster {
+        Some(_) => Some(super::now_secs()),
+        None => case.captured_at,
+    };
+    if cluster.is_some() {
+        case.captured_at = now;
+    }
     if let Some(dir) = &args.save {
         let files = save::write(dir, &case)?;
         eprintln!(
@@ -309,8 +318,7 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         node_os: args.node_os.clone(),
         invocation: global.invocation.clone(),
-        // Live: ages are measured from now; saved files: from their newest event.
-        now: cluster.as_ref().map(|_| super::now_secs()),
+        now,
     };
     let mut report = diagnose::diagnose(&case, &opts);
     // RBD holders: read from Ceph (local CLIs) and judged, when a finding is about them.
@@ -485,7 +493,10 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
             g.cause
         ));
         match g.first_step.as_ref().and_then(|s| s.command.as_deref()) {
-            Some(c) => out.push_str(&format!("         $ {c}  # first step, for {}\n", g.sample)),
+            Some(c) => out.push_str(&format!(
+                "         $ {c}  # first check, for {}\n",
+                g.sample
+            )),
             None => out.push_str(&format!("         e.g. {}\n", g.sample)),
         }
     }

@@ -813,7 +813,8 @@ fn self_named(command: &str, invocation: &str) -> String {
 /// recreates may be deleted: a bare pod would be gone for good.
 fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
     let (pod, ns) = (vars.get("pod"), vars.get("namespace"));
-    let retries = "Kubelet retries the mount by itself (its back-off grows to about 2 minutes), so the pod starts on its own once the cause is fixed";
+    let retries =
+        "Kubelet retries by itself (its back-off grows to about 2 minutes) once the cause is fixed";
     match (pod, ns) {
         (Some(pod), Some(ns)) => {
             let target = Target::Pod {
@@ -822,7 +823,7 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
             };
             if let Some(ctrl) = vars.get("controller") {
                 let mut s = Step::new(
-                    format!("To retry at once instead of waiting, delete the stuck pod: its controller {ctrl} recreates it. Kubelet would also retry by itself, with a back-off of up to about 2 minutes, once the cause is fixed"),
+                    format!("To retry now rather than wait for kubelet's back-off (up to about 2 minutes), delete the pod: {ctrl} recreates it"),
                     Some(format!("kubectl delete pod {pod} -n {ns}")),
                     StepKind::Change,
                 );
@@ -830,7 +831,7 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
                 vec![s]
             } else if vars.contains_key("bare_pod") {
                 let mut save = Step::new(
-                    format!("Nothing needs deleting. {retries}. {pod} has no controller, so a deleted pod would not come back. To restart it anyway, save its spec first"),
+                    format!("{retries}. {pod} has no controller, so a deleted pod would not come back: to restart it anyway, save its spec first"),
                     Some(format!("kubectl get pod {pod} -n {ns} -o yaml | tee {pod}.pod.yaml")),
                     StepKind::Backup,
                 );
@@ -845,17 +846,13 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
                 vec![save, recreate]
             } else {
                 vec![Step::new(
-                    format!("{retries}. To retry at once, the pod may be deleted only if a controller recreates it: this prints its owner's kind (ReplicaSet, StatefulSet, DaemonSet, Job); if it prints nothing, do not delete it"),
+                    format!("{retries}. Delete the pod to retry now only if a controller recreates it: this prints its owner's kind (nothing: do not delete it)"),
                     Some(format!("kubectl get pod {pod} -n {ns} -o jsonpath='{{.metadata.ownerReferences[*].kind}}'")),
                     StepKind::Check,
                 )]
             }
         }
-        _ => vec![Step::new(
-            format!("{retries}; the input does not name the pod and its namespace, so no restart command is given"),
-            None,
-            StepKind::Check,
-        )],
+        _ => vec![Step::new(retries.to_string(), None, StepKind::Check)],
     }
 }
 

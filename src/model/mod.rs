@@ -266,6 +266,9 @@ pub struct Case {
     /// Log lines of the CSI node plugin on the pod's node about this pod's volumes, with the
     /// container they came from.
     pub plugin_logs: Vec<PluginLogLine>,
+    /// When the facts were read (Unix seconds): now for a live read, the saved time for a case
+    /// written by `--save`. Ages are measured from it, so a replay reads as the live run did.
+    pub captured_at: Option<i64>,
 }
 
 /// An owner of the pod as far as its rollout matters.
@@ -321,6 +324,7 @@ impl Case {
             daemonsets,
             workloads,
             plugin_logs,
+            captured_at,
         } = self;
         Case {
             pod_name: pod_name.clone(),
@@ -348,6 +352,7 @@ impl Case {
             daemonsets: daemonsets.clone(),
             workloads: workloads.clone(),
             plugin_logs: plugin_logs.clone(),
+            captured_at: *captured_at,
         }
     }
 

@@ -119,9 +119,30 @@ pub fn report(r: &Report, style: Style) -> String {
         out.push_str(&ranking_table(&r.findings, w));
         out.push('\n');
     }
+    // A step several findings share (restarting the pod, a lookup) is printed once.
+    let mut shown = std::collections::HashSet::new();
     for (i, f) in r.findings.iter().enumerate() {
         out.push('\n');
-        finding(i + 1, f, i < DETAILED, &p, style, w, &mut out);
+        finding(i + 1, f, i < DETAILED, &p, style, w, &mut shown, &mut out);
+    }
+    if !r.ruled_out.is_empty() {
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Ruled out")));
+            for x in &r.ruled_out {
+                out.push_str(&bullet(
+                    &format!("{} [{}], because {}", x.title, x.cause, x.because),
+                    w,
+                    "  • ",
+                    "    ",
+                ));
+            }
+        } else {
+            let ids: Vec<&str> = r.ruled_out.iter().map(|x| x.cause.as_str()).collect();
+            out.push_str(&p.dim(&format!(
+                "\nRuled out by the evidence: {} (-v says why)\n",
+                ids.join(", ")
+            )));
+        }
     }
     if !r.unrecognised.is_empty() {
         out.push_str(&format!(
@@ -139,9 +160,16 @@ pub fn report(r: &Report, style: Style) -> String {
         }
     }
     if !r.inputs.is_empty() {
-        out.push_str(&format!("\n{}\n", p.dim("Read")));
-        for i in &r.inputs {
-            out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
+        // What was read, one paragraph (one line per input with -v).
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.dim("Read")));
+            for i in &r.inputs {
+                out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
+            }
+        } else {
+            out.push('\n');
+            let line = format!("Read: {}", r.inputs.join("; "));
+            out.push_str(&p.each_line(&bullet(&line, w, "", "  "), |l| p.dim(l)));
         }
     }
     out
@@ -168,9 +196,11 @@ fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
         if let Some(t) = &s.stuck_for {
             v.push_str(&format!("  waiting for {t}"));
         }
+        if let Some(c) = &s.controller {
+            v.push_str(&format!("  owner {c}"));
+        }
         lines.push(("Pod".into(), v));
-    }
-    if let Some(c) = &s.controller {
+    } else if let Some(c) = &s.controller {
         lines.push(("Owner".into(), c.clone()));
     }
     if let Some(node) = &s.node {
@@ -206,6 +236,7 @@ fn ranking_table(findings: &[Finding], width: usize) -> String {
     t.to_string()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finding(
     n: usize,
     f: &Finding,
@@ -213,6 +244,7 @@ fn finding(
     p: &Paint,
     style: Style,
     w: usize,
+    shown: &mut std::collections::HashSet<(String, Option<String>)>,
     out: &mut String,
 ) {
     let mark = format!("{n}. ");
@@ -241,15 +273,27 @@ fn finding(
     }
     if !f.evidence.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Evidence")));
-        let shown = if detailed { f.evidence.len() } else { 2 };
+        // Four lines of evidence make the case; the rest are in -v and -o json.
+        let shown = match (detailed, style.verbose) {
+            (_, true) => f.evidence.len(),
+            (true, false) => 3,
+            (false, false) => 2,
+        };
         for e in f.evidence.iter().take(shown) {
-            out.push_str(&bullet(e, w, "     • ", "       "));
+            // A quote longer than three lines is cut here; -v and -o json keep it whole.
+            let e = if style.verbose || e.chars().count() <= 3 * (w - 7) {
+                e.clone()
+            } else {
+                let cut: String = e.chars().take(3 * (w - 7) - 12).collect();
+                format!("{cut}…\"")
+            };
+            out.push_str(&bullet(&e, w, "     • ", "       "));
         }
         if f.evidence.len() > shown {
             out.push_str(&format!(
                 "     {}\n",
                 p.dim(&format!(
-                    "(+{} more, see -o json)",
+                    "(+{} more: -v or -o json)",
                     f.evidence.len() - shown
                 ))
             ));
@@ -263,11 +307,11 @@ fn finding(
     }
     if detailed && !f.confirm.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Confirm")));
-        steps(&f.confirm, false, p, w, out);
+        steps(&f.confirm, false, p, w, shown, out);
     }
     if !f.remediation.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Fix")));
-        steps(&f.remediation, true, p, w, out);
+        steps(&f.remediation, true, p, w, shown, out);
     }
     if detailed && !f.withheld.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Not offered")));
@@ -282,9 +326,26 @@ fn finding(
     }
 }
 
-fn steps(list: &[Step], numbered: bool, p: &Paint, w: usize, out: &mut String) {
+fn steps(
+    list: &[Step],
+    numbered: bool,
+    p: &Paint,
+    w: usize,
+    shown: &mut std::collections::HashSet<(String, Option<String>)>,
+    out: &mut String,
+) {
     let mut n = 0;
+    let mut repeated = 0;
     for s in list {
+        // The same command is the same step, whatever its text says.
+        let key = match &s.command {
+            Some(c) => (String::new(), Some(c.clone())),
+            None => (s.text.clone(), None),
+        };
+        if !shown.insert(key) {
+            repeated += 1;
+            continue;
+        }
         let tag = match s.kind {
             StepKind::Destructive => format!(
                 " {}",
@@ -329,6 +390,12 @@ fn steps(list: &[Step], numbered: bool, p: &Paint, w: usize, out: &mut String) {
         if let Some(c) = &s.command {
             out.push_str(&format!("        {}\n", p.cmd(&format!("$ {c}"))));
         }
+    }
+    if repeated > 0 {
+        out.push_str(&format!(
+            "     {}\n",
+            p.dim(&format!("(+{repeated} step(s) as above)"))
+        ));
     }
 }
 

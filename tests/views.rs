@@ -1,0 +1,278 @@
+//! One pod, one verdict, whichever view asks: `doctor pod`, `doctor namespace`, the Event
+//! `volmnt watch` writes, and a case saved with `--save` then replayed with `--from-file`
+//! build the same Case from the same facts and run the same engine. Every fixture cluster goes
+//! through all four views; the top cause and its confidence must agree. Its text report, when
+//! it names a single cause, fits 40 lines at 100 columns; and nothing the fleet summary or an
+//! Event shows first changes anything.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::fake_api::{start_in_background, FakeApi, FakeCluster, Options};
+use crate::util::{cmd, run_cmd, Out, TempDir};
+
+/// Every fixture cluster with the pod it is about.
+const CLUSTERS: &[(&str, &str, &str)] = &[
+    (
+        "nfs-client-missing",
+        "ops-test",
+        "node1-nfs-test-547c4d7678-j6kwv",
+    ),
+    ("rbd-lock-old-node", "default", "index-api-3362878852-9tm9j"),
+    (
+        "rbd-volumes-in-use",
+        "default",
+        "index-api-3362878852-9tm9j",
+    ),
+    ("multi-attach", "observability", "grafana-nf429wl859-pjhzd"),
+    (
+        "multi-attach-stale",
+        "observability",
+        "grafana-nvhwslnz8m-v2smp",
+    ),
+    (
+        "multi-attach-node-status",
+        "observability",
+        "grafana-nvhwslnz8m-v2smp",
+    ),
+    ("pvc-pending", "shop", "db-0"),
+    (
+        "configmap-missing",
+        "monitoring",
+        "loki-stack-promtail-2k9jj",
+    ),
+    ("csi-driver-not-registered", "default", "my-csi-app"),
+    (
+        "nfs-csi-driver",
+        "ops-test",
+        "nfs-csi-test-cm6wtn484f-88zwj",
+    ),
+    ("volume-not-attached", "minio", "minio-0"),
+    (
+        "ephemeral-volume",
+        "reports",
+        "report-builder-rhk8hr6n62-d2kvh",
+    ),
+    ("forbidden", "ops-test", "node1-nfs-test-547c4d7678-j6kwv"),
+    ("healthy", "default", "nfs-busybox-rbzb24tz6g-scfkt"),
+];
+
+struct Live {
+    _api: FakeApi,
+    _thread: std::thread::JoinHandle<()>,
+    dir: TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Live {
+    fn start(case: &str, ns: &str) -> Live {
+        let (api, thread) = start_in_background(
+            FakeCluster::fixture(case).with_probe_namespace(),
+            Options::new(),
+        );
+        let dir = TempDir::new(&format!("views-{case}"));
+        let kubeconfig = api.write_kubeconfig(dir.path(), ns);
+        Live {
+            _api: api,
+            _thread: thread,
+            dir,
+            kubeconfig,
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut c = cmd();
+        c.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .env_remove("KUBECONFIG");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        let out = run_cmd(self.command().args(args), None);
+        out.assert_no_panic();
+        out
+    }
+}
+
+/// (top cause, confidence) of a report; ("ok", 0) when it names none.
+fn verdict(report: &Value) -> (String, f64) {
+    match report["findings"].as_array().and_then(|f| f.first()) {
+        Some(f) => (
+            f["cause"].as_str().unwrap_or("?").to_string(),
+            f["confidence"].as_f64().unwrap_or(-1.0),
+        ),
+        None => ("ok".into(), 0.0),
+    }
+}
+
+/// `volmnt watch --dry-run`: the Event it would write for `pod`, as its log line says it.
+fn watch_event(live: &Live, ns: &str, pod: &str) -> Option<String> {
+    let mut child: Child = live
+        .command()
+        .args([
+            "watch",
+            "-n",
+            ns,
+            "--min-age",
+            "1s",
+            "--listen",
+            "127.0.0.1:0",
+            "--dry-run",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start volmnt watch");
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stderr = child.stderr.take().expect("stderr");
+    let sink = lines.clone();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(l);
+        }
+    });
+    let needle = format!("{ns}/{pod}: ");
+    let start = Instant::now();
+    let found = loop {
+        let hit = lines
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|l| l.contains(&needle) && l.contains("would "))
+            .cloned();
+        if hit.is_some() || start.elapsed() > Duration::from_secs(15) {
+            break hit;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    found
+}
+
+/// `cause: ... (cause, confidence 0.92) ...` in an Event message → (cause, confidence).
+fn from_event(line: &str) -> (String, f64) {
+    let re = regex::Regex::new(r"\(([a-z_]+), confidence ([0-9.]+)\)").unwrap();
+    let c = re
+        .captures(line)
+        .unwrap_or_else(|| panic!("no verdict in {line}"));
+    (c[1].to_string(), c[2].parse().unwrap())
+}
+
+#[test]
+fn every_view_gives_one_pod_one_verdict() {
+    let mut disagreements = Vec::new();
+    for (case, ns, pod) in CLUSTERS {
+        let live = Live::start(case, ns);
+        // 1. doctor pod (and --save for the replay).
+        let saved = live.dir.path().join("saved");
+        let out = live.run(&[
+            "doctor",
+            "pod",
+            pod,
+            "-n",
+            ns,
+            "-o",
+            "json",
+            "--save",
+            saved.to_str().unwrap(),
+        ]);
+        let pod_view = verdict(&out.json());
+        // 2. doctor namespace.
+        let out = live.run(&[
+            "doctor",
+            "namespace",
+            "-n",
+            ns,
+            "--min-age",
+            "1s",
+            "-o",
+            "json",
+        ]);
+        let doc = out.json();
+        let fleet = doc["reports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["subject"]["name"] == *pod)
+            .map(verdict)
+            .unwrap_or(("ok".into(), 0.0));
+        // 3. replay of the saved case, with no cluster.
+        let out = run_cmd(
+            cmd().args([
+                "doctor",
+                "pod",
+                "--from-file",
+                saved.to_str().unwrap(),
+                "-o",
+                "json",
+            ]),
+            None,
+        );
+        out.assert_no_panic();
+        let replay = verdict(&out.json());
+        // 4. the watch's Event (none for a pod that is not stuck).
+        let watch = match watch_event(&live, ns, pod) {
+            Some(line) => from_event(&line),
+            None => ("ok".into(), 0.0),
+        };
+        for (view, v) in [
+            ("namespace", &fleet),
+            ("replay", &replay),
+            ("watch", &watch),
+        ] {
+            if v != &pod_view {
+                disagreements.push(format!(
+                    "{case}: doctor pod says {pod_view:?}, {view} says {v:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "the views disagree:\n{}",
+        disagreements.join("\n")
+    );
+}
+
+#[test]
+fn a_single_cause_report_fits_forty_lines_at_a_hundred_columns() {
+    let mut long = Vec::new();
+    let mut seen = Vec::new();
+    for (case, ns, pod) in CLUSTERS {
+        let live = Live::start(case, ns);
+        let json = live
+            .run(&["doctor", "pod", pod, "-n", ns, "-o", "json"])
+            .json();
+        let findings = json["findings"].as_array().map_or(0, Vec::len);
+        let out = live.run(&["doctor", "pod", pod, "-n", ns, "--color", "never"]);
+        // As a terminal 100 columns wide shows it: a longer line (the verdict, a command,
+        // which are never wrapped) takes more than one.
+        let lines: usize = out
+            .stdout
+            .lines()
+            .map(|l| l.chars().count().div_ceil(100).max(1))
+            .sum();
+        seen.push(format!("{case}: {lines} lines, {findings} finding(s)"));
+        // VIEWS_SHOW=<cluster> prints that report, to read it as an operator would.
+        if std::env::var("VIEWS_SHOW").as_deref() == Ok(*case) {
+            eprintln!("{}", out.stdout);
+        }
+        if findings == 1 && lines > 40 {
+            long.push(format!("{case}: {lines} lines\n{}", out.stdout));
+        }
+    }
+    eprintln!("report lengths:\n  {}", seen.join("\n  "));
+    assert!(
+        long.is_empty(),
+        "single-cause reports over 40 lines:\n{}",
+        long.join("\n\n")
+    );
+}
