@@ -276,3 +276,235 @@ fn a_single_cause_report_fits_forty_lines_at_a_hundred_columns() {
         long.join("\n\n")
     );
 }
+
+// --- The smaller defects of the on-call review, each held by a test -------------------------
+
+fn explain_one(msg: &str) -> Value {
+    let out = crate::util::run_stdin(&["explain", "-o", "json", "-"], msg.as_bytes());
+    out.assert_no_panic();
+    out.json()["messages"][0].clone()
+}
+
+fn commands_of(f: &Value) -> Vec<String> {
+    ["confirm", "remediation"]
+        .iter()
+        .flat_map(|k| f[*k].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["command"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_secret_that_lacks_the_key_is_named_with_the_key_and_described_not_called_missing() {
+    let r = explain_one(
+        r#"MountVolume.SetUp failed for volume "creds" : couldn't find key password in Secret shop/db-creds"#,
+    );
+    let f = &r["findings"][0];
+    assert_eq!(f["cause"], "configmap_or_secret_missing");
+    let summary = f["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("Secret db-creds exists, but has no key password"),
+        "{summary}"
+    );
+    assert!(
+        !r.to_string().contains("<redacted>"),
+        "a key's name is not a secret: {r}"
+    );
+    let cmds = commands_of(f);
+    assert!(
+        cmds.contains(&"kubectl describe secret db-creds -n shop".to_string()),
+        "{cmds:?}"
+    );
+    // The projected form names only the key: its name stays, unredacted.
+    let r = explain_one(
+        r#"MountVolume.SetUp failed for volume "cfg" : configmap references non-existent config key: app.properties"#,
+    );
+    assert!(r.to_string().contains("app.properties"), "{r}");
+    assert!(!r.to_string().contains("<redacted>"), "{r}");
+}
+
+#[test]
+fn a_hostpath_hint_fits_the_type_the_pod_asked_for() {
+    let dir = explain_one(
+        r#"MountVolume.SetUp failed for volume "data" : hostPath type check failed: /srv/data is not a directory"#,
+    );
+    let text = dir["findings"][0]["remediation"].to_string();
+    assert!(text.contains("DirectoryOrCreate"), "{text}");
+    let file = explain_one(
+        r#"MountVolume.SetUp failed for volume "cfg" : hostPath type check failed: /etc/app.conf is not a file"#,
+    );
+    let text = file["findings"][0]["remediation"].to_string();
+    assert!(
+        text.contains("FileOrCreate") && !text.contains("DirectoryOrCreate"),
+        "{text}"
+    );
+    let sock = explain_one(
+        r#"MountVolume.SetUp failed for volume "sock" : hostPath type check failed: /run/containerd/containerd.sock is not a socket"#,
+    );
+    let text = sock["findings"][0]["remediation"].to_string();
+    assert!(!text.contains("OrCreate`"), "{text}");
+    assert!(text.contains("daemon that listens on it"), "{text}");
+}
+
+#[test]
+fn node_check_says_why_each_type_cannot_be_mounted() {
+    let out = crate::util::run(&[
+        "node",
+        "check",
+        "--local",
+        "--root",
+        fixture!("hosts/centos-7-no-nfs"),
+    ]);
+    out.assert_no_panic();
+    assert!(
+        out.stdout
+            .contains("cannot mount nfs: helper missing: mount.nfs"),
+        "{}",
+        out.stdout
+    );
+    let json = crate::util::run(&[
+        "node",
+        "check",
+        "--local",
+        "--root",
+        fixture!("hosts/centos-7-no-nfs"),
+        "-o",
+        "json",
+    ])
+    .json();
+    let caps = json.to_string();
+    assert!(
+        caps.contains("\"why_not\":[\"helper missing: mount.nfs\"]"),
+        "{caps}"
+    );
+}
+
+#[test]
+fn help_names_only_files_that_ship() {
+    // What the release archive holds (scripts/release-archives.sh) besides the binaries.
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/release-archives.sh"
+    ))
+    .unwrap();
+    let re = regex::Regex::new(
+        r"\b((?:deploy|schema|charts|man|completions)/[\w.-]+(?:/[\w.-]+)*|[\w.-]+\.md)\b",
+    )
+    .unwrap();
+    for cmd in [
+        vec!["--help"],
+        vec!["doctor", "pod", "--help"],
+        vec!["doctor", "namespace", "--help"],
+        vec!["node", "check", "--help"],
+        vec!["node", "gc", "--help"],
+        vec!["rbd", "status", "--help"],
+        vec!["rbd", "unlock", "--help"],
+        vec!["watch", "--help"],
+        vec!["explain", "--help"],
+    ] {
+        let out = crate::util::run(&cmd);
+        for m in re.find_iter(&out.stdout) {
+            let path = m.as_str();
+            let dir = path.split('/').next().unwrap();
+            let ships = match dir {
+                "README.md" => true,
+                "deploy" | "man" | "completions" | "schema" | "charts" => {
+                    script.lines().any(|l| l.contains("cp ") && l.contains(dir))
+                }
+                _ => false,
+            };
+            assert!(
+                ships
+                    && (path.ends_with('/')
+                        || std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/"))
+                            .join(path.trim_end_matches('/'))
+                            .exists()
+                        || path == "deploy/"),
+                "`volmnt {}` names {path}, which the release archive does not ship",
+                cmd.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_release_profile_ships_without_debug_info_and_profiling_keeps_it() {
+    let cargo: toml_like::Doc = toml_like::parse(include_str!("../Cargo.toml"));
+    assert_eq!(cargo.get("profile.release", "debug"), Some("false"));
+    assert_eq!(cargo.get("profile.release", "strip"), Some("true"));
+    assert_eq!(
+        cargo.get("profile.profiling", "inherits"),
+        Some("\"release\"")
+    );
+    assert_eq!(cargo.get("profile.profiling", "debug"), Some("1"));
+}
+
+/// Just enough of TOML to read `[section] key = value` lines.
+mod toml_like {
+    pub struct Doc(Vec<(String, String, String)>);
+    pub fn parse(text: &str) -> Doc {
+        let mut section = String::new();
+        let mut out = Vec::new();
+        for l in text.lines().map(str::trim) {
+            if l.starts_with('#') || l.is_empty() {
+                continue;
+            }
+            if let Some(s) = l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                section = s.to_string();
+            } else if let Some((k, v)) = l.split_once('=') {
+                out.push((section.clone(), k.trim().to_string(), v.trim().to_string()));
+            }
+        }
+        Doc(out)
+    }
+    impl Doc {
+        pub fn get(&self, section: &str, key: &str) -> Option<&str> {
+            self.0
+                .iter()
+                .find(|(s, k, _)| s == section && k == key)
+                .map(|(_, _, v)| v.as_str())
+        }
+    }
+}
+
+#[test]
+fn probe_node_gives_up_at_once_on_a_node_that_is_not_ready() {
+    let live = Live::start("nfs-client-missing", "ops-test");
+    let mut node = live
+        ._api
+        .object("Node", None, "node1")
+        .expect("node1 in the fixture");
+    for c in node["status"]["conditions"].as_array_mut().unwrap() {
+        if c["type"] == "Ready" {
+            c["status"] = "Unknown".into();
+            c["reason"] = "NodeStatusUnknown".into();
+            c["message"] = "Kubelet stopped posting node status.".into();
+        }
+    }
+    live._api.apply(node);
+    let start = Instant::now();
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "node1-nfs-test-547c4d7678-j6kwv",
+        "-n",
+        "ops-test",
+        "--probe-node",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        out.stderr
+            .contains("node node1 is not Ready (Ready=Unknown: NodeStatusUnknown"),
+        "{}",
+        out.stderr
+    );
+    let r = out.json();
+    assert!(r["notes"].to_string().contains("is not Ready"), "{r}");
+    // Nothing was created to probe it.
+    assert!(live._api.requests().iter().all(|q| q.verb != "create"));
+}

@@ -153,6 +153,16 @@ async fn probe_node(
             .push("--probe-node: the pod is not scheduled on a node yet; nothing to probe".into());
         return;
     };
+    // A node whose kubelet is not Ready cannot start the probe pod: say so at once instead of
+    // waiting for the probe's deadline.
+    if let Some(why) = case.node().and_then(not_ready) {
+        let line = format!(
+            "--probe-node: node {node} is not Ready ({why}): its kubelet cannot start a probe pod; read it over SSH (`volmnt node check {node} --ssh`) or from its console"
+        );
+        eprintln!("volmnt: {line}");
+        case.notes.push(line);
+        return;
+    }
     let opts = ExecOptions {
         namespace: args.probe_namespace.clone(),
         image: args.probe_image.clone(),
@@ -189,6 +199,28 @@ async fn probe_node(
             .notes
             .push(format!("--probe-node: could not probe node {node}: {e}")),
     }
+}
+
+/// Why a node is not Ready (`Ready=Unknown: NodeStatusUnknown, Kubelet stopped posting node
+/// status`), or `None` when it is Ready or says nothing.
+fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
+    let ready = node
+        .status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready")?;
+    (ready.status != "True").then(|| {
+        let mut s = format!("Ready={}", ready.status);
+        if let Some(r) = &ready.reason {
+            s.push_str(&format!(": {r}"));
+        }
+        if let Some(m) = &ready.message {
+            s.push_str(&format!(", {m}"));
+        }
+        s
+    })
 }
 
 /// What kubelet's log lines about this pod name: its UID, its volume names, claims and PVs.

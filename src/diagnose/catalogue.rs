@@ -102,6 +102,14 @@ pub struct StepDef {
     pub service: Option<ServiceDef>,
 }
 
+/// `explain_when:` one explanation for the cases that know `when`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainWhen {
+    pub when: Vec<String>,
+    pub text: String,
+}
+
 /// One OS-specific form of a step.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -174,6 +182,10 @@ pub struct CauseDef {
     #[serde(default)]
     pub fs: Option<FsFamily>,
     pub explain: String,
+    /// A more precise explanation when the case knows these names (the first whose `when`
+    /// names are all known replaces `explain`).
+    #[serde(default)]
+    pub explain_when: Vec<ExplainWhen>,
     #[serde(default)]
     pub confirm: Vec<StepDef>,
     #[serde(default)]

@@ -1122,7 +1122,7 @@ fn finish(
                 cause: def.id.clone(),
                 title: def.title.clone(),
                 confidence: (a.confidence * 100.0).round() / 100.0,
-                summary: steps::fill(&normalize(&def.explain), &vars),
+                summary: steps::fill(&normalize(steps::explain_for(def, &vars)), &vars),
                 evidence: evidence.iter().map(Evidence::line).collect(),
                 evidence_detail: evidence,
                 reasoning,

@@ -336,6 +336,18 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
     } else {
         install_for(v.client(), facts)
     };
+    // Why not, by kind: a helper (a package installs it) is not a kernel problem.
+    let mut why_not = Vec::new();
+    if !missing_progs.is_empty() {
+        why_not.push(format!("helper missing: {}", missing_progs.join(", ")));
+    }
+    match &kernel {
+        Kernel::No(what) if what.contains("cannot load modules") => why_not.push(format!(
+            "not in the kernel, and modules cannot be loaded ({what})"
+        )),
+        Kernel::No(what) => why_not.push(format!("not in the kernel: {what}")),
+        _ => {}
+    }
     Capability {
         volume: v,
         ok,
@@ -343,6 +355,7 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
         found,
         missing,
         kernel_unknown,
+        why_not,
         notes,
         install,
     }

@@ -34,6 +34,13 @@ static OBJECT_MISSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\b(configmap|secret)s? "([^"]+)" not found|(?i)couldn't find key \S+ in (ConfigMap|Secret) \S+/(\S+)"#)
         .expect("static regex")
 });
+/// kubelet naming the key a pod mounts that the object lacks (pkg/volume/secret, configmap,
+/// projected): `couldn't find key tls.key in Secret shop/web-tls`, `configmap references
+/// non-existent config key: app.properties`, `secret references non-existent secret key: x`.
+static MISSING_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"couldn't find key (\S+) in (?:ConfigMap|Secret) ([a-z0-9][a-z0-9.-]*)/|references non-existent (?:config map |config |configmap |secret )key: ([^\s"]+)"#)
+        .expect("static regex")
+});
 static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)")
         .expect("static regex")
@@ -94,6 +101,14 @@ pub fn fill(template: &str, vars: &Vars) -> String {
                 .unwrap_or_else(|| c[1].replace('_', " ")),
         })
         .into_owned()
+}
+
+/// The cause's explanation for this case: the first `explain_when` whose names it knows.
+pub fn explain_for<'a>(def: &'a super::catalogue::CauseDef, vars: &Vars) -> &'a str {
+    def.explain_when
+        .iter()
+        .find(|e| e.when.iter().all(|n| vars.contains_key(n.as_str())))
+        .map_or(def.explain.as_str(), |e| e.text.as_str())
 }
 
 /// Fill a command: every name must be known, or there is no command (the names missing are
@@ -253,6 +268,37 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("object_name", name.to_string());
         }
     }
+    if let Some(c) = MISSING_KEY.captures(&text) {
+        if let Some(k) = c.get(1).or(c.get(3)) {
+            v.insert(
+                "object_key",
+                k.as_str().trim_end_matches(['"', '\\']).to_string(),
+            );
+        }
+        if let Some(ns) = c.get(2) {
+            v.entry("namespace")
+                .or_insert_with(|| ns.as_str().to_string());
+        }
+        // The message names the key only: the pod's spec names the object that should have it.
+        if !v.contains_key("object_name") {
+            if let (Some(key), Some(pod)) = (v.get("object_key").cloned(), &case.pod) {
+                if let Some((kind, name)) = object_with_key(pod, &key) {
+                    v.insert(
+                        "object_title",
+                        if kind == "secret" {
+                            "Secret"
+                        } else {
+                            "ConfigMap"
+                        }
+                        .to_string(),
+                    );
+                    v.insert("object", format!("{kind} {name}"));
+                    v.insert("object_kind", kind.to_string());
+                    v.insert("object_name", name);
+                }
+            }
+        }
+    }
     if !v.contains_key("image") {
         if let Some(c) = RBD_IMAGE.captures(&text) {
             let img = c[1].trim_end_matches(['"', '\\']).to_string();
@@ -366,6 +412,34 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         v.insert("device_check", d);
     }
     v
+}
+
+/// The ConfigMap or Secret of the pod's volumes (projected sources included) whose items name
+/// `key`: ("secret" | "configmap", name).
+fn object_with_key(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    key: &str,
+) -> Option<(&'static str, String)> {
+    let has = |items: &Option<Vec<k8s_openapi::api::core::v1::KeyToPath>>| {
+        items.iter().flatten().any(|i| i.key == key)
+    };
+    for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+        if let Some(s) = v.secret.as_ref().filter(|s| has(&s.items)) {
+            return s.secret_name.clone().map(|n| ("secret", n));
+        }
+        if let Some(c) = v.config_map.as_ref().filter(|c| has(&c.items)) {
+            return Some(("configmap", c.name.clone()));
+        }
+        for src in v.projected.iter().flat_map(|p| p.sources.iter().flatten()) {
+            if let Some(s) = src.secret.as_ref().filter(|s| has(&s.items)) {
+                return Some(("secret", s.name.clone()));
+            }
+            if let Some(c) = src.config_map.as_ref().filter(|c| has(&c.items)) {
+                return Some(("configmap", c.name.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// Names only ever used in sentences, never in commands.
