@@ -210,7 +210,7 @@ fn destroys_data(cmd: &str) -> bool {
 }
 
 /// What a read-only check may not do.
-fn writes(cmd: &str) -> Option<&'static str> {
+pub fn writes(cmd: &str) -> Option<&'static str> {
     let checks: &[(&str, &str)] = &[
         (
             r"\bsystemctl\s+(start|stop|restart|reload|enable|disable|mask)\b",

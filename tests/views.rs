@@ -508,3 +508,93 @@ fn probe_node_gives_up_at_once_on_a_node_that_is_not_ready() {
     // Nothing was created to probe it.
     assert!(live._api.requests().iter().all(|q| q.verb != "create"));
 }
+
+#[test]
+fn an_old_unbound_claim_event_is_history_beside_a_newer_mount_failure() {
+    // `kubectl get events -o wide` as pasted: a 12-minute-old FailedScheduling about an unbound
+    // claim, and a mount failure seen 13 times since, the last 2 minutes ago.
+    let table = "LAST SEEN   TYPE      REASON             OBJECT      SUBOBJECT   SOURCE              MESSAGE                                                                                                   FIRST SEEN   COUNT   NAME\n\
+12m         Warning   FailedScheduling   pod/web-0               default-scheduler   0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.   12m   1    web-0.17a1\n\
+2m          Warning   FailedMount        pod/web-0               kubelet, node-2     MountVolume.SetUp failed for volume \"pvc-1f\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.0.0.5:/exports/web /var/lib/kubelet/pods/1/volumes/kubernetes.io~nfs/pvc-1f Output: mount.nfs: access denied by server while mounting 10.0.0.5:/exports/web   10m   13   web-0.17a2\n";
+    let out = crate::util::run_stdin(
+        &["doctor", "pod", "--from-file", "-", "-o", "json"],
+        table.as_bytes(),
+    );
+    out.assert_no_panic();
+    let r = out.json();
+    assert_eq!(r["findings"][0]["cause"], "nfs_access_denied", "{r:#}");
+    assert!(
+        !r["findings"].to_string().contains("pvc_unbound_or_missing"),
+        "{r:#}"
+    );
+    let history = r["ruled_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["cause"] == "pvc_unbound_or_missing")
+        .expect("the old event is kept as history");
+    assert!(
+        history["because"]
+            .as_str()
+            .unwrap()
+            .starts_with("history: 10m later"),
+        "{history}"
+    );
+}
+
+/// The first step shown anywhere but the full report (a fleet group, a watch Event) only reads:
+/// for every corpus message and every fixture cluster.
+#[test]
+fn the_first_step_anywhere_only_reads() {
+    let check = |label: &str, r: &Value, problems: &mut Vec<String>| {
+        for f in r["findings"].as_array().into_iter().flatten() {
+            let first = ["confirm", "remediation"]
+                .iter()
+                .flat_map(|k| f[*k].as_array().cloned().unwrap_or_default())
+                .find(|s| {
+                    s["kind"] == "check"
+                        && s["command"].is_string()
+                        && s["os_family"].is_null()
+                        && s["needs_confirmation"] == false
+                });
+            if let Some(s) = first {
+                let c = s["command"].as_str().unwrap();
+                if let Some(why) = crate::advice::writes(c) {
+                    problems.push(format!("{label} {}: first step {why}: {c}", f["cause"]));
+                }
+            }
+        }
+    };
+    let mut problems = Vec::new();
+    for text in [
+        include_str!("../fixtures/corpus/real-mount-failures.yaml"),
+        include_str!("../fixtures/corpus/world.yaml"),
+    ] {
+        let recs: Vec<serde_yaml::Value> = serde_yaml::from_str(text).unwrap();
+        for rec in recs {
+            let msg = rec["text"].as_str().unwrap_or_default();
+            let r = volmnt::diagnose::explain("m", msg, &volmnt::diagnose::Options::default());
+            let v = serde_json::to_value(&r).unwrap();
+            check(rec["id"].as_str().unwrap_or("?"), &v, &mut problems);
+        }
+    }
+    for (case, ns, _) in CLUSTERS {
+        let live = Live::start(case, ns);
+        let doc = live
+            .run(&[
+                "doctor",
+                "namespace",
+                "-n",
+                ns,
+                "--min-age",
+                "1s",
+                "-o",
+                "json",
+            ])
+            .json();
+        for r in doc["reports"].as_array().into_iter().flatten() {
+            check(case, r, &mut problems);
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

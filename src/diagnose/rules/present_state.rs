@@ -133,7 +133,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             }
         });
         if let Some((gap, cause)) = newer {
-            let title = catalogue().causes[cause].title.to_lowercase();
+            let title = &catalogue().causes[cause].title;
             accs.list[pvc_idx].rule_out(format!(
                 "history: {gap} later the pod fails at a later stage ({title}), which needs its claims bound"
             ));
