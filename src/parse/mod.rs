@@ -6,6 +6,7 @@ pub mod klog;
 pub mod mount_error;
 pub mod mountinfo;
 pub mod objects;
+pub mod plugin_log;
 pub mod probe;
 pub mod rbd;
 pub mod words;
