@@ -639,6 +639,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         case.denied.extend(facts.denied);
         case.configmaps.extend(facts.configmaps);
         case.secrets.extend(facts.secrets);
+        for w in facts.workloads {
+            case.add_workload(w);
+        }
+        case.plugin_logs.extend(facts.plugin_logs);
+        case.logs.extend(facts.logs);
+        for u in facts.unavailable {
+            case.note_unavailable(u);
+        }
+        case.empty_listings.extend(facts.empty_listings);
         if case.pod_name.is_none() {
             case.pod_name = facts.pod;
         }

@@ -24,6 +24,16 @@ pub const TABLE_STATUS: &str = "volmnt.io/table-status";
 pub const TABLE_RESTARTS: &str = "volmnt.io/table-restarts";
 
 impl Case {
+    /// Record evidence that could not be gathered, and why; also said among the notes the
+    /// report prints (until the report renders `unavailable` itself), so it is never skipped
+    /// in silence.
+    pub fn note_unavailable(&mut self, what: String) {
+        if !self.unavailable.contains(&what) {
+            self.notes.push(format!("evidence not gathered: {what}"));
+            self.unavailable.push(what);
+        }
+    }
+
     /// Add a DaemonSet, once per namespace/name: a whole object (from the API or `-o yaml`)
     /// takes the place of one rebuilt from a `kubectl get ds` table.
     pub fn add_daemonset(&mut self, ds: DaemonSet) {
