@@ -28,6 +28,8 @@ use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use crate::model::{Case, Denied, Event, ObjectRef};
 
+mod evidence;
+
 /// How to reach the cluster, as kubectl's flags say it.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
@@ -745,7 +747,10 @@ impl Cluster {
             ))
         };
 
-        let (a, b) = futures::join!(chain_a, chain_b);
+        // (C) The evidence around the pod that needs only the pod (evidence.rs).
+        let chain_c = self.evidence_around(&pod);
+
+        let (a, b, around) = futures::join!(chain_a, chain_b, chain_c);
         let (pvcs, pvs, vas) = a?;
         let (
             ev_core,
@@ -825,6 +830,8 @@ impl Cluster {
         }
         case.other_pods = others;
         case.pod = Some(pod);
+        // Last wave: the node plugins' and the kubelet's lines about the pod's volumes.
+        self.evidence_logs(case, around).await;
         Ok(())
     }
 }
