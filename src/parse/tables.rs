@@ -920,6 +920,33 @@ csi-nodeplugin-cinderplugin-cch5f                                  1/2     Crash
     }
 
     #[test]
+    fn mangled_tables_are_read_or_left_alone_never_a_panic() {
+        // Cut anywhere, tabs for spaces, columns shifted, non-ASCII in cells, a header alone.
+        let mut inputs: Vec<String> = Vec::new();
+        for cut in (0..REAL.len())
+            .step_by(7)
+            .filter(|c| REAL.is_char_boundary(*c))
+        {
+            inputs.push(REAL[..cut].to_string());
+            inputs.push(REAL[cut..].to_string());
+        }
+        inputs.push(REAL.replace("   ", "\t"));
+        inputs.push(REAL.replace("  ", " "));
+        inputs.push(REAL.replace("NAME ", "NAME  é "));
+        inputs.push(REAL.replace("realnode", "nœud-ünïcode"));
+        inputs.push("NAME   READY   STATUS   RESTARTS   AGE\n".into());
+        inputs.push("NAME\nx\n".into());
+        inputs.push("NAMESPACE NAME\n a b c d e f g\n".into());
+        for text in &inputs {
+            for cmd in ["", "kubectl get all -A", "kubectl logs x"] {
+                if let Some(p) = recognise(cmd, text, "f") {
+                    p.add_to(&mut Case::default());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn what_is_not_a_table_is_left_alone() {
         assert!(recognise("", "LAST SEEN   TYPE      REASON        OBJECT    MESSAGE\n5m   Warning   FailedMount   pod/x   MountVolume failed\n", "f").is_none());
         assert!(recognise("", "Name: x\nNamespace: y\n", "f").is_none());
