@@ -535,3 +535,75 @@ fn a_rollout_with_a_readwriteonce_claim_shows_its_strategy() {
         r["inputs"]
     );
 }
+
+#[test]
+fn an_attach_errors_grpc_code_a_deleted_attachment_and_a_dead_nodes_taints_reach_the_case() {
+    // v1.34+ VolumeError.errorCode (a gRPC code; kube-apiserver v1.36.2's schema has it), a
+    // VolumeAttachment being deleted, and a NotReady node tainted out-of-service that lists no
+    // volume any more: each kept as read, and replayed from --save.
+    let mut cluster = FakeCluster::fixture(LOGS);
+    for o in cluster.objects.iter_mut() {
+        if o["kind"] == "VolumeAttachment" {
+            o["metadata"]["deletionTimestamp"] = "2026-11-21T10:05:00Z".into();
+            o["status"] = serde_json::json!({
+                "attached": false,
+                "attachError": {
+                    "errorCode": 4,
+                    "message": "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+                    "time": "2026-11-21T10:06:00Z"
+                }
+            });
+        }
+    }
+    cluster.push(serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "ip-192-168-12-9.ec2.internal", "labels": {"kubernetes.io/os": "linux"}},
+        "spec": {"taints": [
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T09:31:00Z"},
+            {"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"}
+        ]},
+        "status": {"conditions": [{"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+            "lastHeartbeatTime": "2026-11-21T09:30:00Z", "lastTransitionTime": "2026-11-21T09:31:00Z"}]}
+    }));
+    let live = Live::with(cluster, LOGS, "data", Options::new());
+    let dir = TempDir::new("evidence-va");
+    let saved = dir.path().join("case");
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        "db-0",
+        "-n",
+        "data",
+        "-o",
+        "json",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(out.code <= 1, "{}", out.stderr);
+    let case = replayed(&saved);
+    let va = &case.volume_attachments[0];
+    assert!(va.metadata.deletion_timestamp.is_some());
+    let err = va.status.as_ref().unwrap().attach_error.as_ref().unwrap();
+    assert_eq!(err.error_code, Some(4));
+    let dead = case
+        .nodes
+        .iter()
+        .find(|n| n.metadata.name.as_deref() == Some("ip-192-168-12-9.ec2.internal"))
+        .expect("the NotReady node is kept");
+    let taints: Vec<&str> = dead
+        .spec
+        .as_ref()
+        .unwrap()
+        .taints
+        .iter()
+        .flatten()
+        .map(|t| t.key.as_str())
+        .collect();
+    assert_eq!(
+        taints,
+        [
+            "node.kubernetes.io/unreachable",
+            "node.kubernetes.io/out-of-service"
+        ]
+    );
+}
