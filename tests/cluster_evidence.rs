@@ -607,3 +607,86 @@ fn an_attach_errors_grpc_code_a_deleted_attachment_and_a_dead_nodes_taints_reach
         ]
     );
 }
+
+#[test]
+fn pasted_tables_and_a_plugin_log_give_the_same_facts_offline() {
+    // Real kubectl output (fixtures/tables/: kubectl v1.32 against kube-apiserver v1.36.2) with
+    // the stuck pod's describe: the tables are read, the plugin log kept as the plugin's.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tables");
+    let dir = TempDir::new("evidence-offline");
+    let describe = dir.path().join("describe.txt");
+    std::fs::write(
+        &describe,
+        "Name:         app-inline-csi\nNamespace:    cev-shapes\nNode:         realnode/127.0.0.1\nStatus:       Pending\nContainers:\n  app:\n    State:          Waiting\n      Reason:       ContainerCreating\nVolumes:\n  data:\n    Type:              CSI (a Container Storage Interface (CSI) volume source)\n    Driver:            fake.csi.example.com\nEvents:\n  Type     Reason       Age               From     Message\n  ----     ------       ----              ----     -------\n  Warning  FailedMount  1s (x5 over 9s)   kubelet  MountVolume.SetUp failed for volume \"data\" : kubernetes.io/csi: mounter.SetUpAt failed to get CSI client: driver name fake.csi.example.com not found in the list of registered CSI drivers\n",
+    )
+    .unwrap();
+    let tables = root.join("real-cluster-v1.36.txt");
+    let logs = root.join("plugin-logs.txt");
+    let out = run_cmd(
+        cmd().args([
+            "doctor",
+            "pod",
+            "-f",
+            describe.to_str().unwrap(),
+            "-f",
+            tables.to_str().unwrap(),
+            "-f",
+            logs.to_str().unwrap(),
+            "-o",
+            "json",
+        ]),
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let r = out.json();
+    assert_eq!(top(&r)["cause"], "csi_driver_not_registered");
+    let inputs = strings(&r["inputs"]);
+    for part in [
+        "kubectl get pods table (4 pod(s))",
+        "kubectl get daemonsets table (2)",
+        "kubectl get deployments table (1)",
+        "kubectl get statefulsets table (1)",
+        "kubectl get csinodes table (1)",
+        "an empty listing: kubectl get pods -n cev-shapes -l app=nothing-here --field-selector spec.nodeName=realnode (No resources found in cev-shapes namespace.)",
+        "`kubectl logs -n cev-shapes fake-csi-node-abcde -c plugin --tail=4` (4 log line(s))",
+    ] {
+        assert!(has(&inputs, part), "{part}: {inputs:#?}");
+    }
+    // The same facts through the library: DaemonSets (the -o wide row wins no more than the
+    // first), the plugin's pods on the node, the plugin log not taken for kubelet's.
+    use volmnt::collect::offline;
+    let mut case = volmnt::model::Case::default();
+    for f in [&describe, &tables, &logs] {
+        for s in offline::read_inputs(&f.to_string_lossy(), 1 << 20, &mut std::io::empty()).unwrap()
+        {
+            offline::add_source(&mut case, &s).unwrap();
+        }
+    }
+    assert_eq!(case.daemonsets.len(), 2);
+    assert!(case.logs.is_empty(), "{:#?}", case.logs);
+    assert_eq!(case.plugin_logs.len(), 5);
+    assert_eq!(
+        case.empty_listings,
+        [
+            "kubectl get volumeattachment (No resources found)",
+            "kubectl get pods -n cev-shapes -l app=nothing-here --field-selector spec.nodeName=realnode (No resources found in cev-shapes namespace.)"
+        ]
+    );
+    assert_eq!(case.csi_nodes[0].spec.drivers.len(), 0);
+    let p = volmnt::model::cluster::node_plugins(&case);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    // A table names no registration path: the DaemonSet is found by its name alone.
+    assert_eq!(p[0].daemonset.as_deref(), Some("cev-shapes/fake-csi-node"));
+    assert_eq!(
+        p[0].matched_by,
+        Some(volmnt::model::cluster::MatchedBy::Name)
+    );
+    let pods: Vec<String> = p[0].pods.iter().map(|h| h.summary()).collect();
+    assert_eq!(
+        pods,
+        [
+            "Running, 2/2 ready, 0 restart(s)",
+            "Running, 1/1 ready, 0 restart(s)"
+        ]
+    );
+}
