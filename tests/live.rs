@@ -11,17 +11,21 @@ use crate::support::fake_api::{start_in_background, Deny, FakeApi, FakeCluster, 
 use crate::util::{cmd, remediation_commands, run_cmd, top, Out, TempDir};
 
 /// A running fake cluster and a kubeconfig pointing at it.
-struct Live {
-    api: FakeApi,
+pub(crate) struct Live {
+    pub(crate) api: FakeApi,
     _thread: std::thread::JoinHandle<()>,
     _dir: TempDir,
     kubeconfig: PathBuf,
 }
 
 impl Live {
-    fn start(case: &str, namespace: &str, opts: Options) -> Live {
-        let (api, thread) =
-            start_in_background(FakeCluster::fixture(case).with_probe_namespace(), opts);
+    pub(crate) fn start(case: &str, namespace: &str, opts: Options) -> Live {
+        Live::with(FakeCluster::fixture(case), case, namespace, opts)
+    }
+
+    /// A fixture cluster changed by the test (logs added, a kubelet configured otherwise).
+    pub(crate) fn with(cluster: FakeCluster, case: &str, namespace: &str, opts: Options) -> Live {
+        let (api, thread) = start_in_background(cluster.with_probe_namespace(), opts);
         let dir = TempDir::new(&format!("live-{case}"));
         let kubeconfig = api.write_kubeconfig(dir.path(), namespace);
         Live {
@@ -32,7 +36,7 @@ impl Live {
         }
     }
 
-    fn run(&self, args: &[&str]) -> Out {
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
         let out = run_cmd(
             cmd()
                 .args(args)
@@ -45,7 +49,7 @@ impl Live {
         out
     }
 
-    fn doctor(&self, pod: &str, ns: &str) -> (Out, serde_json::Value) {
+    pub(crate) fn doctor(&self, pod: &str, ns: &str) -> (Out, serde_json::Value) {
         let out = self.run(&["doctor", "pod", pod, "-n", ns, "-o", "json"]);
         let json = out.json();
         (out, json)

@@ -12,6 +12,7 @@ mod architecture;
 mod bounds;
 mod cases;
 mod chart;
+mod cluster_evidence;
 mod completion_live;
 mod completions;
 mod corpus;

@@ -28,6 +28,8 @@ use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use crate::model::{Case, Denied, Event, ObjectRef};
 
+mod evidence;
+
 /// How to reach the cluster, as kubectl's flags say it.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
@@ -619,6 +621,7 @@ impl Cluster {
                                 |node| {
                                     node.metadata.name.as_deref() == Some(here.as_str())
                                         || lists_volumes(node)
+                                        || not_ready_or_out_of_service(node)
                                 },
                             )
                             .await?;
@@ -744,7 +747,10 @@ impl Cluster {
             ))
         };
 
-        let (a, b) = futures::join!(chain_a, chain_b);
+        // (C) The evidence around the pod that needs only the pod (evidence.rs).
+        let chain_c = self.evidence_around(&pod);
+
+        let (a, b, around) = futures::join!(chain_a, chain_b, chain_c);
         let (pvcs, pvs, vas) = a?;
         let (
             ev_core,
@@ -824,6 +830,8 @@ impl Cluster {
         }
         case.other_pods = others;
         case.pod = Some(pod);
+        // Last wave: the node plugins' and the kubelet's lines about the pod's volumes.
+        self.evidence_logs(case, around).await;
         Ok(())
     }
 }
@@ -856,8 +864,29 @@ fn lists_volumes(n: &Node) -> bool {
     })
 }
 
-/// A node cut to what the rules read about another node: name, addresses, readiness, kubelet
-/// version and the volumes its status lists (a whole Node carries its image list, tens of KiB).
+/// A node that is not Ready, or tainted out-of-service (GA in 1.28; what releases its
+/// volumes for another node): the holder of a Multi-Attach may be such a node even when its
+/// status no longer lists the volume.
+fn not_ready_or_out_of_service(n: &Node) -> bool {
+    let not_ready = n
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status != "True"));
+    let out_of_service = n
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .is_some_and(|t| {
+            t.iter()
+                .any(|t| t.key == "node.kubernetes.io/out-of-service")
+        });
+    not_ready || out_of_service
+}
+
+/// A node cut to what the rules read about another node: name, addresses, readiness, taints,
+/// kubelet version and the volumes its status lists (a whole Node carries its image list, tens
+/// of KiB).
 fn slim_node(n: Node) -> Node {
     let st = n.status.unwrap_or_default();
     Node {
@@ -865,7 +894,15 @@ fn slim_node(n: Node) -> Node {
             name: n.metadata.name,
             ..Default::default()
         },
-        spec: None,
+        // Taints say NotReady/unreachable since when, and out-of-service.
+        spec: n
+            .spec
+            .filter(|s| s.taints.as_ref().is_some_and(|t| !t.is_empty()))
+            .map(|s| k8s_openapi::api::core::v1::NodeSpec {
+                taints: s.taints,
+                unschedulable: s.unschedulable,
+                ..Default::default()
+            }),
         status: Some(k8s_openapi::api::core::v1::NodeStatus {
             addresses: st.addresses,
             conditions: st.conditions,

@@ -610,6 +610,11 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     if trimmed.is_empty() {
         return Ok(None);
     }
+    // `kubectl get` tables of the cluster around the pod and `kubectl logs` of a node plugin
+    // (parse/tables.rs); before the kubelet log, which a plugin's klog lines would look like.
+    if let Some(pasted) = crate::parse::tables::recognise(cmd, text, label) {
+        return Ok(Some(pasted.add_to(case)));
+    }
     // A kubelet log first: it is the big input, and the checks below would scan all of it.
     if klog::looks_like_klog(text) {
         let (mut kept, total) = volume_entries(text);
@@ -634,6 +639,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         case.denied.extend(facts.denied);
         case.configmaps.extend(facts.configmaps);
         case.secrets.extend(facts.secrets);
+        for w in facts.workloads {
+            case.add_workload(w);
+        }
+        case.plugin_logs.extend(facts.plugin_logs);
+        case.logs.extend(facts.logs);
+        for u in facts.unavailable {
+            case.note_unavailable(u);
+        }
+        case.empty_listings.extend(facts.empty_listings);
         if case.pod_name.is_none() {
             case.pod_name = facts.pod;
         }
@@ -837,6 +851,18 @@ fn add_objects(case: &mut Case, objs: Vec<KubeObject>) -> String {
             KubeObject::Node(n) => {
                 count("Node");
                 case.nodes.push(*n);
+            }
+            KubeObject::DaemonSet(d) => {
+                count("DaemonSet");
+                case.add_daemonset(*d);
+            }
+            KubeObject::Workload(w) => {
+                count(&w.kind.clone());
+                case.add_workload(w);
+            }
+            KubeObject::CsiNode(n) => {
+                count("CSINode");
+                case.csi_nodes.push(*n);
             }
             KubeObject::ConfigMap(m) => {
                 count("ConfigMap");

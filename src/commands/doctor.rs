@@ -125,6 +125,9 @@ fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
     case.logs.extend(from_files.logs);
     case.messages.extend(from_files.messages);
     case.rbd.extend(from_files.rbd);
+    // A node plugin's `kubectl logs` pasted beside the live read (its pod may be gone).
+    case.plugin_logs.extend(from_files.plugin_logs);
+    case.empty_listings.extend(from_files.empty_listings);
     for e in from_files.events {
         if !case
             .events

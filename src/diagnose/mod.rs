@@ -548,6 +548,12 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         unrecognised,
         denied: denied_required,
         ruled_out,
+        unavailable: case
+            .unavailable
+            .iter()
+            .chain(case.node_facts.iter().flat_map(|f| f.unavailable.iter()))
+            .cloned()
+            .collect(),
         notes,
         inputs: case.inputs.clone(),
     }

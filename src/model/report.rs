@@ -286,6 +286,9 @@ pub struct Report {
     /// What could not be read or was skipped.
     /// Causes the evidence rules out (best first as they would have ranked), each with why.
     pub ruled_out: Vec<RuledOut>,
+    /// Evidence that could not be gathered, and why (the cluster's and the node's): what the
+    /// diagnosis is built without.
+    pub unavailable: Vec<String>,
     pub notes: Vec<String>,
     /// What each input was recognised as.
     pub inputs: Vec<String>,

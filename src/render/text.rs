@@ -110,7 +110,7 @@ pub fn report(r: &Report, style: Style) -> String {
             "    ",
         ));
     }
-    header(r, &p, w, &mut out);
+    header(r, &p, w, style.verbose, &mut out);
     for b in &r.blocks {
         out.push_str(&format!("  {} {b}\n", p.dim(&format!("{:<8}", "Blocks"))));
     }
@@ -153,10 +153,48 @@ pub fn report(r: &Report, style: Style) -> String {
             out.push_str(&bullet(u, w, "  • ", "    "));
         }
     }
+    // The one-line footers (what was not gathered, what was read) share one blank line.
+    let mut footer_started = false;
+    if !r.unavailable.is_empty() {
+        // What the diagnosis is built without: one line, the reasons with -v.
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Not gathered")));
+            for u in &r.unavailable {
+                out.push_str(&bullet(u, w, "  • ", "    "));
+            }
+        } else {
+            let what: Vec<&str> = r
+                .unavailable
+                .iter()
+                .map(|u| u.split_once(": ").map_or(u.as_str(), |(w, _)| w))
+                .collect();
+            out.push('\n');
+            footer_started = true;
+            out.push_str(&p.each_line(
+                &bullet(
+                    &format!("Not gathered (-v says why): {}", what.join("; ")),
+                    w,
+                    "",
+                    "  ",
+                ),
+                |l| p.yellow(l),
+            ));
+        }
+    }
     if !r.notes.is_empty() {
-        out.push_str(&format!("\n{}\n", p.bold("Notes")));
-        for n in &r.notes {
-            out.push_str(&bullet(n, w, "  • ", "    "));
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Notes")));
+            for n in &r.notes {
+                out.push_str(&bullet(n, w, "  • ", "    "));
+            }
+        } else {
+            if !footer_started {
+                out.push('\n');
+                footer_started = true;
+            }
+            for n in &r.notes {
+                out.push_str(&bullet(&format!("Note: {n}"), w, "", "  "));
+            }
         }
     }
     if !r.inputs.is_empty() {
@@ -167,15 +205,25 @@ pub fn report(r: &Report, style: Style) -> String {
                 out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
             }
         } else {
-            out.push('\n');
-            let line = format!("Read: {}", r.inputs.join("; "));
+            // Where each input came from; what it was read as is in -v.
+            let mut labels: Vec<&str> = Vec::new();
+            for i in &r.inputs {
+                let l = i.split_once(": ").map_or(i.as_str(), |(l, _)| l);
+                if !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            if !footer_started {
+                out.push('\n');
+            }
+            let line = format!("Read: {} (-v: what each was read as)", labels.join(", "));
             out.push_str(&p.each_line(&bullet(&line, w, "", "  "), |l| p.dim(l)));
         }
     }
     out
 }
 
-fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
+fn header(r: &Report, p: &Paint, w: usize, verbose: bool, out: &mut String) {
     let s = &r.subject;
     if s.kind != "pod" {
         return;
@@ -196,11 +244,10 @@ fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
         if let Some(t) = &s.stuck_for {
             v.push_str(&format!("  waiting for {t}"));
         }
-        if let Some(c) = &s.controller {
-            v.push_str(&format!("  owner {c}"));
-        }
         lines.push(("Pod".into(), v));
-    } else if let Some(c) = &s.controller {
+    }
+    // The owner is in the steps that need it (who recreates the pod); -v shows it here too.
+    if let Some(c) = s.controller.as_ref().filter(|_| verbose) {
         lines.push(("Owner".into(), c.clone()));
     }
     if let Some(node) = &s.node {
