@@ -110,13 +110,16 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 // Public API
 // ---------------------------------------------------------------------------------------------
 
+/// Containers' logs: (namespace, pod, container, previous) → lines, each with how long before
+/// the server started it was written (oldest first).
+pub type PodLogs = BTreeMap<(String, String, String, bool), Vec<(Duration, String)>>;
+
 /// The objects a fake cluster starts with (any mix of kinds, as JSON).
 #[derive(Clone, Debug, Default)]
 pub struct FakeCluster {
     pub objects: Vec<Value>,
-    /// What `pods/{name}/log` serves: (namespace, pod, container, previous) → lines, each with
-    /// how long before the server started it was written (oldest first).
-    pub pod_logs: BTreeMap<(String, String, String, bool), Vec<(Duration, String)>>,
+    /// What `pods/{name}/log` serves.
+    pub pod_logs: PodLogs,
     /// How each node's kubelet answers the node log query (`nodes/{name}/proxy/logs/`);
     /// a node not listed answers as a kubelet with its defaults ([`NodeLogs::QueryDisabled`]).
     pub node_logs: BTreeMap<String, NodeLogs>,
@@ -1370,7 +1373,7 @@ struct Shared {
     h2: AtomicUsize,
     /// Containers' and kubelets' logs (FakeCluster::pod_logs, node_logs), and when the server
     /// started (their ages count back from it).
-    pod_logs: Mutex<BTreeMap<(String, String, String, bool), Vec<(Duration, String)>>>,
+    pod_logs: Mutex<PodLogs>,
     node_logs: Mutex<BTreeMap<String, NodeLogs>>,
     started: SystemTime,
 }
@@ -1846,10 +1849,12 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
             None,
         );
     }
-    if def.group.is_empty() && def.resource == "pods" && info.verb == "get" {
-        if info.subresource.as_deref() == Some("log") {
-            return pod_log(shared, call).unwrap_or_else(|e| e);
-        }
+    if def.group.is_empty()
+        && def.resource == "pods"
+        && info.verb == "get"
+        && info.subresource.as_deref() == Some("log")
+    {
+        return pod_log(shared, call).unwrap_or_else(|e| e);
     }
     if def.group.is_empty()
         && def.resource == "nodes"
