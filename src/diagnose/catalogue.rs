@@ -218,6 +218,8 @@ struct Knowledge {
     csi_driver_families: Vec<DriverFamilyDef>,
     lookups: BTreeMap<String, LookupDef>,
     causes: Vec<CauseDef>,
+    #[serde(default)]
+    evidence: Vec<super::evidence::EvidenceRule>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -633,6 +635,8 @@ pub struct Catalogue {
     pub set: PatternScan,
     /// Node operating systems: packages, init, services, security module, shell.
     pub os: OsKnowledge,
+    /// The differential: facts of the node and the cluster that tell look-alike causes apart.
+    pub evidence: Vec<super::evidence::EvidenceRule>,
     pub mount_options: BTreeMap<String, Vec<String>>,
     pub plugin_families: BTreeMap<String, FsFamily>,
     pub csi_driver_families: Vec<(Regex, FsFamily)>,
@@ -793,7 +797,11 @@ impl Catalogue {
             k.os_families,
             k.operating_systems,
         )?;
+        let ids: std::collections::BTreeSet<&str> =
+            k.causes.iter().map(|c| c.id.as_str()).collect();
+        super::evidence::check(&k.evidence, &ids)?;
         Ok(Catalogue {
+            evidence: k.evidence,
             causes: k.causes,
             patterns,
             set,

@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod classify;
 pub mod context;
+pub mod evidence;
 pub mod fleet;
 pub mod literals;
 pub mod node_check;
@@ -87,6 +88,8 @@ pub struct Acc {
     /// Why the evidence rules this cause out (the objects as they are now, the node, a newer
     /// failure at a later stage): it leaves the ranking and is listed apart.
     pub ruled_out: Option<String>,
+    /// The fact of the node or the cluster that settled it among its look-alikes, quoted.
+    pub settled_by: Option<String>,
     /// Kinds of evidence from the objects as they are now (set by rules): a finding with some
     /// is not weakened for its messages' age.
     pub from_objects: bool,
@@ -336,6 +339,26 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                     last_seen: None,
                     age_secs: None,
                     text: l.message.clone(),
+                    origin: Origin::KubeletLog,
+                    count: 1,
+                },
+                None,
+            );
+        }
+    }
+    // A CSI node plugin's own lines about the pod's volumes: the driver's account of the failure.
+    for l in &case.plugin_logs {
+        if log_line_matters(l.line.severity, &l.line.message) {
+            let object = format!("{} line {}", l.source, l.line.line_no);
+            push(
+                Msg {
+                    label: format!("node plugin log {object}"),
+                    source: "node plugin log".into(),
+                    object: Some(object),
+                    time: l.line.timestamp.clone(),
+                    last_seen: None,
+                    age_secs: None,
+                    text: l.line.message.clone(),
                     origin: Origin::KubeletLog,
                     count: 1,
                 },
@@ -1092,9 +1115,12 @@ fn finish(
         let extra = a.origins.len().saturating_sub(1) as f64;
         a.confidence = (a.confidence + 0.04 * extra).min(0.99);
     }
+    // What the node's or the cluster's facts settled comes first, then by confidence.
     list.sort_by(|a, b| {
-        b.confidence
-            .total_cmp(&a.confidence)
+        b.settled_by
+            .is_some()
+            .cmp(&a.settled_by.is_some())
+            .then(b.confidence.total_cmp(&a.confidence))
             .then(a.cause.cmp(&b.cause))
     });
     list.into_iter()
@@ -1138,6 +1164,7 @@ fn finish(
                 root: root_of(def, &vars),
                 consequences: a.consequences.clone(),
                 volume: vars.get("volume").cloned(),
+                settled_by: a.settled_by.clone(),
             }
         })
         .collect()
@@ -1219,6 +1246,7 @@ fn unknown_finding(
         withheld,
         consequences: Vec::new(),
         volume: None,
+        settled_by: None,
     }
 }
 
@@ -1314,10 +1342,16 @@ fn verdict(
                 },
                 f.title, f.cause, f.confidence
             );
-            if let Some(second) = findings.get(1) {
-                if second.confidence >= f.confidence - 0.1 {
-                    v.push_str(&format!("; close second: {}", second.cause));
+            // What settled it among the causes its message can mean, or that nothing has yet.
+            match (&f.settled_by, findings.get(1)) {
+                (Some(by), _) => v.push_str(&format!("; settled by {}", clip(by, 200))),
+                (None, Some(second)) if second.confidence >= f.confidence - 0.1 => {
+                    v.push_str(&format!(
+                        "; not settled yet: {} is as likely, and the checks below tell them apart",
+                        second.cause
+                    ))
                 }
+                _ => {}
             }
             v
         }

@@ -216,6 +216,10 @@ pub struct Finding {
     /// folded here instead of ranked as rivals.
     pub consequences: Vec<String>,
     pub volume: Option<String>,
+    /// The fact of the node or the cluster that settled this cause among the causes its
+    /// message can mean (`kernel log on node-3 (node probe): XFS (rbd0): Filesystem has
+    /// duplicate UUID ...`); `null` when nothing beyond the message has.
+    pub settled_by: Option<String>,
 }
 
 /// What the report is about.
@@ -292,6 +296,22 @@ pub struct Report {
     pub notes: Vec<String>,
     /// What each input was recognised as.
     pub inputs: Vec<String>,
+}
+
+impl Step {
+    /// How much it takes to run, for "cheapest first": a read of the API (1), volmnt's own
+    /// read-only probe (2), a command on the node (3).
+    pub fn cost(&self) -> u8 {
+        match self
+            .command
+            .as_deref()
+            .and_then(|c| c.split_whitespace().next())
+        {
+            Some("kubectl" | "oc") => 1,
+            Some("volmnt" | "kubectl-volmnt") => 2,
+            _ => 3,
+        }
+    }
 }
 
 impl Finding {

@@ -118,6 +118,30 @@ pub fn report(r: &Report, style: Style) -> String {
         out.push('\n');
         out.push_str(&ranking_table(&r.findings, w));
         out.push('\n');
+        // The differential: the check that settles each candidate still standing, cheapest
+        // first, unless the evidence already settled the first one.
+        if r.findings[0].settled_by.is_none() {
+            let mut checks: Vec<(&str, &Step)> = r
+                .findings
+                .iter()
+                .filter_map(|f| f.first_step().map(|s| (f.cause.as_str(), s)))
+                .collect();
+            checks.sort_by_key(|(_, s)| s.cost());
+            let mut seen = std::collections::HashSet::new();
+            checks.retain(|(_, s)| seen.insert(s.command.clone()));
+            if checks.len() > 1 {
+                out.push_str(&format!(
+                    "{}\n",
+                    p.bold("To tell them apart (cheapest first)")
+                ));
+                for (cause, s) in checks {
+                    out.push_str(&bullet(&format!("{cause}: {}", s.text), w, "  • ", "    "));
+                    if let Some(c) = &s.command {
+                        out.push_str(&format!("    {}\n", p.cmd(&format!("$ {c}"))));
+                    }
+                }
+            }
+        }
     }
     // A step several findings share (restarting the pod, a lookup) is printed once.
     let mut shown = std::collections::HashSet::new();

@@ -35,8 +35,11 @@ pub const RULES: &[(&str, Rule)] = &[
     // After every rule that adds from the objects: what the objects say now outweighs old
     // messages.
     ("present_state", present_state::apply),
-    // Last: what the node itself shows outweighs what messages suggest.
+    // What the node itself shows outweighs what messages suggest.
     ("node_facts", node_facts::apply),
+    // Last: the differential of knowledge.yaml's `evidence:` (facts that settle, support or
+    // rule out the causes a message can mean).
+    ("evidence", crate::diagnose::evidence::apply_rule),
 ];
 
 pub fn apply_all(case: &Case, hints: &Hints, accs: &mut Accs) {

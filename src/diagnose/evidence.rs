@@ -1,0 +1,721 @@
+//! The differential diagnosis: facts from the node and the cluster that tell look-alike causes
+//! apart. The knowledge (`evidence:` in knowledge.yaml) says, for the causes a failure message
+//! can mean, which fact settles one of them, supports it or rules it out; this module only
+//! reads the facts the collectors put in the `Case` (node probe or pasted transcripts, node
+//! plugin DaemonSets and logs, workloads, objects) and applies what the knowledge says. It never
+//! fetches anything.
+
+use std::collections::BTreeSet;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::catalogue::catalogue;
+use super::Accs;
+use crate::model::cluster::node_plugins;
+use crate::model::{Case, ModuleState};
+
+/// One fact a rule tests, as written in the knowledge (one key).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum FactDef {
+    /// A line of the node's kernel log (probe, pasted dmesg / journalctl -k) matches.
+    KernelLog(String),
+    /// A line a CSI node plugin logged about the pod's volumes matches.
+    PluginLog(String),
+    /// A kubelet log line matches (the node's journal, a pasted kubelet log).
+    KubeletLog(String),
+    /// The kubelet's root dir is not /var/lib/kubelet (its flags, its flavour's default).
+    KubeletRootElsewhere(bool),
+    /// The node's kernel release is older than this (`4.17`).
+    KernelOlderThan(String),
+    /// The kernel cannot have this module (or the `{module}` a message names): not in its
+    /// modules, or modules cannot be loaded at all and its filesystem is not built in.
+    ModuleUnavailable(String),
+    /// The CSI node plugin of the pod's driver has no pod on the pod's node.
+    PluginNotOnNode(bool),
+    /// The CSI node plugin's pod on the pod's node is not ready (or restarts).
+    PluginNotReady(bool),
+    /// The node plugin runs and is ready on the node, yet CSINode does not list the driver.
+    PluginRunsUnregistered(bool),
+    /// The pod's Deployment rolls out with RollingUpdate while its claim is ReadWriteOnce.
+    RollingUpdateRwo(bool),
+    /// A node that holds the volume (another pod's, the VolumeAttachment's) is NotReady.
+    HolderNotReady(bool),
+    /// The NFS server did not answer from the node.
+    NfsUnreachable(bool),
+    /// The NFS server answered but offers no NFS version the mount asked for.
+    NfsVersionMissing(bool),
+    /// blkid: the device's UUID is the UUID of a filesystem already mounted on the node.
+    BlkidUuidClash(bool),
+    /// blkid -p: the device holds no filesystem signature.
+    BlkidNoFilesystem(bool),
+    /// blkid: the device holds a partition table (PTTYPE).
+    BlkidPartitionTable(bool),
+    /// The PV's or the StorageClass's mountOptions match.
+    MountOption(String),
+    /// open-iscsi has no initiator name on the node.
+    IscsiNoInitiator(bool),
+    /// iscsid is not running on the node.
+    IscsidDown(bool),
+    /// multipathd made a map of the pod's device (it appears among a map's paths).
+    MultipathHoldsDevice(bool),
+    /// SELinux is enforcing on the node.
+    SelinuxEnforcing(bool),
+    /// The node's OS (os-release or the Node's osImage) matches.
+    Os(String),
+}
+
+/// `evidence:` one rule of the differential.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceRule {
+    pub id: String,
+    /// `{kernel_log: REGEX}`: one key, the fact's kind.
+    #[serde(with = "serde_yaml::with::singleton_map")]
+    pub fact: FactDef,
+    /// The causes this fact bears on (the candidates of one message family): the rule applies
+    /// only when one of them is a finding.
+    #[serde(rename = "for")]
+    pub for_causes: Vec<String>,
+    /// This cause is the one: raised to at least 0.96 and marked as settled by the fact; the
+    /// other candidates of `for` are ruled out (but those in `keeps`).
+    #[serde(default)]
+    pub settles: Option<String>,
+    #[serde(default)]
+    pub keeps: Vec<String>,
+    /// Made more likely: raised to at least `to`.
+    #[serde(default)]
+    pub supports: Option<String>,
+    #[serde(default)]
+    pub to: Option<f64>,
+    /// Contradicted by the fact.
+    #[serde(default)]
+    pub rules_out: Vec<String>,
+    /// Where the rule comes from (the code that prints the fact, a manual).
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// Rules checked when the catalogue loads: every cause they name exists, every regex compiles.
+pub fn check(rules: &[EvidenceRule], causes: &BTreeSet<&str>) -> Result<(), String> {
+    for r in rules {
+        let names = r
+            .for_causes
+            .iter()
+            .chain(r.settles.iter())
+            .chain(r.supports.iter())
+            .chain(&r.rules_out)
+            .chain(&r.keeps);
+        for c in names {
+            if !causes.contains(c.as_str()) {
+                return Err(format!("evidence {}: unknown cause {c}", r.id));
+            }
+        }
+        if r.settles.is_none() && r.supports.is_none() && r.rules_out.is_empty() {
+            return Err(format!(
+                "evidence {}: settles, supports or rules out nothing",
+                r.id
+            ));
+        }
+        if let FactDef::KernelLog(re)
+        | FactDef::PluginLog(re)
+        | FactDef::KubeletLog(re)
+        | FactDef::MountOption(re)
+        | FactDef::Os(re) = &r.fact
+        {
+            Regex::new(re).map_err(|e| format!("evidence {}: {e}", r.id))?;
+        }
+    }
+    Ok(())
+}
+
+/// What a fact's test found: the fact as the report quotes it, with where it came from.
+struct Found {
+    source: String,
+    text: String,
+}
+
+/// The differential as one of the correlation rules (`rules::RULES`).
+pub fn apply_rule(case: &Case, _hints: &super::context::Hints, accs: &mut Accs) {
+    apply(case, accs);
+}
+
+/// Apply every evidence rule to the findings under construction.
+pub fn apply(case: &Case, accs: &mut Accs) {
+    let cat = catalogue();
+    for rule in &cat.evidence {
+        if !rule.for_causes.iter().any(|c| accs.has(c)) {
+            continue;
+        }
+        let module = module_of(accs);
+        let Some(found) = test(&rule.fact, case, module.as_deref()) else {
+            continue;
+        };
+        let quote = format!("{}: {}", found.source, found.text);
+        if let Some(c) = &rule.settles {
+            let a = accs.entry(c, 0.96);
+            if a.confidence < 0.96 {
+                a.confidence = 0.96;
+            }
+            a.fact_from(&found.source, quote.clone());
+            if a.settled_by.is_none() {
+                a.settled_by = Some(quote.clone());
+            }
+            for other in rule
+                .for_causes
+                .iter()
+                .filter(|o| *o != c && !rule.keeps.contains(o))
+            {
+                if let Some(o) = accs.get(other) {
+                    o.rule_out(format!("{quote} (settles {c})"));
+                }
+            }
+        }
+        if let Some(c) = &rule.supports {
+            if let Some(a) = accs.get(c) {
+                let to = rule.to.unwrap_or(0.85);
+                if a.ruled_out.is_none() && a.confidence < to {
+                    a.confidence = to;
+                }
+                a.fact_from(&found.source, quote.clone());
+            }
+        }
+        for c in &rule.rules_out {
+            if let Some(a) = accs.get(c) {
+                a.rule_out(quote.clone());
+            }
+        }
+    }
+}
+
+/// The kernel module a finding's message names (`Module rbd not found`), for
+/// `module_unavailable: "{module}"`.
+fn module_of(accs: &Accs) -> Option<String> {
+    static MODULE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module")
+            .expect("static regex")
+    });
+    accs.list
+        .iter()
+        .flat_map(|a| a.evidence.iter())
+        .find_map(|e| {
+            let c = MODULE.captures(&e.text)?;
+            c.get(1)
+                .or(c.get(2))
+                .or(c.get(3))
+                .map(|m| m.as_str().to_string())
+        })
+}
+
+fn node_source(case: &Case, family: &str, fallback: &str) -> String {
+    let node = case.node_name().unwrap_or("the node");
+    match case
+        .node_facts
+        .as_ref()
+        .and_then(|f| f.provenance.get(family))
+    {
+        Some(p) => format!("{fallback} on {node} ({p})"),
+        None => format!("{fallback} on {node}"),
+    }
+}
+
+fn first_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<String> {
+    let re = Regex::new(re).ok()?;
+    lines
+        .filter(|l| re.is_match(l))
+        .last()
+        .map(|l| super::clip(l.trim(), 300))
+}
+
+/// Whether the fact holds for this case, and how the report says it.
+fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
+    let facts = case.node_facts.as_ref();
+    match fact {
+        FactDef::KernelLog(re) => {
+            let text = first_match(re, facts?.kernel_log.iter().map(String::as_str))?;
+            Some(Found {
+                source: node_source(case, "kernel_log", "kernel log"),
+                text,
+            })
+        }
+        FactDef::PluginLog(re) => {
+            let re = Regex::new(re).ok()?;
+            let l = case
+                .plugin_logs
+                .iter()
+                .filter(|l| re.is_match(&l.line.message))
+                .last()?;
+            Some(Found {
+                source: format!("node plugin log {}", l.source),
+                text: super::clip(&l.line.message, 300),
+            })
+        }
+        FactDef::KubeletLog(re) => {
+            let text = first_match(
+                re,
+                case.logs.iter().map(|l| l.message.as_str()).chain(
+                    facts
+                        .iter()
+                        .flat_map(|f| f.kubelet_log.iter().map(String::as_str)),
+                ),
+            )?;
+            Some(Found {
+                source: "kubelet log".into(),
+                text,
+            })
+        }
+        FactDef::KubeletRootElsewhere(want) => {
+            let f = facts?;
+            let (root, how) = match (&f.kubelet, &f.kubelet_root) {
+                (Some(k), _) if k.root_dir.is_some() => (
+                    k.root_dir.clone()?,
+                    k.flavour
+                        .as_deref()
+                        .map(|fl| format!("the {fl} kubelet"))
+                        .unwrap_or_else(|| "the kubelet's flags".into()),
+                ),
+                (_, Some(r)) => (
+                    r.clone(),
+                    f.kubelet_root_source
+                        .clone()
+                        .unwrap_or_else(|| "the kubelet".into()),
+                ),
+                _ => return None,
+            };
+            let elsewhere = root.trim_end_matches('/') != "/var/lib/kubelet";
+            (elsewhere == *want).then(|| Found {
+                source: node_source(case, "kubelet", "kubelet"),
+                text: format!("its root dir is {root} ({how}), not /var/lib/kubelet"),
+            })
+        }
+        FactDef::KernelOlderThan(v) => {
+            let release = facts.and_then(|f| f.kernel.clone()).or_else(|| {
+                case.node()
+                    .and_then(|n| n.status.as_ref()?.node_info.as_ref())
+                    .map(|i| i.kernel_version.clone())
+            })?;
+            (version_lt(&release, v)).then(|| Found {
+                source: node_source(case, "kernel", "kernel release"),
+                text: format!("{release}, older than {v}"),
+            })
+        }
+        FactDef::ModuleUnavailable(name) => {
+            let f = facts?;
+            let name = if name == "{module}" {
+                module?
+            } else {
+                name.as_str()
+            };
+            let state = f.modules.get(name).copied();
+            let in_fs = f.filesystems.iter().any(|fs| fs == name);
+            let why = match (state, f.modules_loadable) {
+                (Some(ModuleState::Missing), _) => format!("no module {name} for its kernel"),
+                (None | Some(ModuleState::Available), Some(false)) if !in_fs => {
+                    format!("{name} is not loaded or built in, and this kernel cannot load modules")
+                }
+                _ => return None,
+            };
+            Some(Found {
+                source: node_source(case, "modules", "modules"),
+                text: why,
+            })
+        }
+        FactDef::PluginNotOnNode(want) => {
+            let p = node_plugins(case)
+                .into_iter()
+                .find(|p| p.daemonset.is_some() && p.pods.is_empty() == *want)?;
+            let ds = p.daemonset.clone().unwrap_or_default();
+            let why = if p.off_node_because.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", p.off_node_because.join("; "))
+            };
+            Some(Found {
+                source: format!("DaemonSet {ds}"),
+                text: if *want {
+                    format!(
+                        "no node plugin pod of {} on node {}{why}",
+                        p.driver,
+                        p.node.as_deref().unwrap_or("?")
+                    )
+                } else {
+                    format!("its pod runs on node {}", p.node.as_deref().unwrap_or("?"))
+                },
+            })
+        }
+        FactDef::PluginNotReady(want) => {
+            let p = node_plugins(case).into_iter().find(|p| {
+                p.pods.iter().any(|h| {
+                    let not_ready = h.ready.is_some_and(|(r, t)| r < t)
+                        || h.phase.as_deref().is_some_and(|ph| ph != "Running");
+                    not_ready == *want
+                })
+            })?;
+            let h = p.pods.first()?;
+            Some(Found {
+                source: format!("DaemonSet {}", p.daemonset.clone().unwrap_or_default()),
+                text: format!("node plugin pod {}", h.summary()),
+            })
+        }
+        FactDef::PluginRunsUnregistered(want) => {
+            let p = node_plugins(case).into_iter().find(|p| {
+                let runs = p.pods.iter().any(|h| {
+                    h.phase.as_deref() == Some("Running") && h.ready.is_none_or(|(r, t)| r == t)
+                });
+                (runs && p.registered == Some(false)) == *want
+            })?;
+            let node = p.node.clone().unwrap_or_default();
+            Some(Found {
+                source: format!("CSINode {node}"),
+                text: format!(
+                    "the {} node plugin pod runs and is ready on {node}, yet CSINode does not list the driver: its registration does not reach this kubelet",
+                    p.driver
+                ),
+            })
+        }
+        FactDef::RollingUpdateRwo(want) => {
+            let rwo = case.pvcs.iter().any(|c| {
+                c.spec
+                    .as_ref()
+                    .and_then(|s| s.access_modes.as_ref())
+                    .is_some_and(|m| {
+                        m.iter()
+                            .any(|m| m == "ReadWriteOnce" || m == "ReadWriteOncePod")
+                    })
+            });
+            let w = case.workloads.iter().find(|w| {
+                w.kind == "Deployment" && w.strategy.as_deref().is_none_or(|s| s == "RollingUpdate")
+            })?;
+            (rwo == *want).then(|| Found {
+                source: format!("Deployment {}", w.name),
+                text: format!(
+                    "rolls out with {} ({}) while its claim is ReadWriteOnce: the new pod needs the volume before the old one lets it go",
+                    w.strategy.as_deref().unwrap_or("RollingUpdate (the default)"),
+                    w.max_surge
+                        .as_deref()
+                        .map(|s| format!("maxSurge {s}"))
+                        .unwrap_or_else(|| "maxSurge 25% by default".into())
+                ),
+            })
+        }
+        FactDef::HolderNotReady(want) => {
+            let here = case.node_name();
+            let n = case.nodes.iter().find(|n| {
+                n.metadata.name.as_deref() != here
+                    && n.status
+                        .as_ref()
+                        .and_then(|s| s.conditions.as_ref())
+                        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+                        .is_some_and(|c| (c.status != "True") == *want)
+            })?;
+            Some(Found {
+                source: format!("Node {}", n.metadata.name.as_deref().unwrap_or("?")),
+                text: "is NotReady: it cannot detach the volume, and the attach/detach controller waits (6 minutes, or for the out-of-service taint)".into(),
+            })
+        }
+        FactDef::NfsUnreachable(want) => {
+            let s = facts?
+                .nfs_servers
+                .iter()
+                .find(|s| s.reachable.is_some_and(|r| !r == *want))?;
+            Some(Found {
+                source: node_source(case, "nfs_servers", "NFS server check"),
+                text: format!(
+                    "{} does not answer from the node{}",
+                    s.server,
+                    s.error
+                        .as_deref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                ),
+            })
+        }
+        FactDef::NfsVersionMissing(want) => {
+            let wanted = requested_nfs_version(case)?;
+            let s = facts?.nfs_servers.iter().find(|s| !s.versions.is_empty())?;
+            let missing = !s.versions.iter().any(|v| wanted.starts_with(v.as_str()));
+            (missing == *want).then(|| Found {
+                source: node_source(case, "nfs_servers", "rpcinfo"),
+                text: format!(
+                    "{} offers NFS version(s) {}, not the {wanted} the mount asks for",
+                    s.server,
+                    s.versions.join(", ")
+                ),
+            })
+        }
+        FactDef::BlkidUuidClash(want) => {
+            let f = facts?;
+            let device = pod_device(case);
+            let e = f.blkid.iter().find(|e| {
+                device.as_deref().is_none_or(|d| e.device == d)
+                    && e.uuid.as_ref().is_some_and(|u| {
+                        f.blkid
+                            .iter()
+                            .any(|o| o.device != e.device && o.uuid.as_ref() == Some(u))
+                    })
+            });
+            (e.is_some() == *want).then(|| Found {
+                source: node_source(case, "blkid", "blkid"),
+                text: e.map_or_else(
+                    || "no UUID is shared".into(),
+                    |e| {
+                        format!(
+                            "{} has UUID {}, which another device on the node has too",
+                            e.device,
+                            e.uuid.clone().unwrap_or_default()
+                        )
+                    },
+                ),
+            })
+        }
+        FactDef::BlkidNoFilesystem(want) => {
+            let f = facts?;
+            let device = pod_device(case)?;
+            let e = f.blkid.iter().find(|e| e.device == device);
+            let none = e.is_none_or(|e| e.fs_type.is_none() && !e.other.contains_key("PTTYPE"));
+            let read = f.provenance.contains_key("blkid");
+            (read && none == *want).then(|| Found {
+                source: node_source(case, "blkid", "blkid"),
+                text: format!("{device} holds no filesystem signature"),
+            })
+        }
+        FactDef::BlkidPartitionTable(want) => {
+            let e = facts?
+                .blkid
+                .iter()
+                .find(|e| e.other.contains_key("PTTYPE") == *want && e.fs_type.is_none())?;
+            Some(Found {
+                source: node_source(case, "blkid", "blkid"),
+                text: format!(
+                    "{} holds a partition table ({}), not a filesystem",
+                    e.device,
+                    e.other.get("PTTYPE").cloned().unwrap_or_default()
+                ),
+            })
+        }
+        FactDef::MountOption(re) => {
+            let re = Regex::new(re).ok()?;
+            let opts = case
+                .pvs
+                .iter()
+                .filter_map(|p| {
+                    Some((
+                        format!("PV {}", p.metadata.name.as_deref()?),
+                        p.spec.as_ref()?.mount_options.clone()?,
+                    ))
+                })
+                .chain(case.storage_classes.iter().filter_map(|s| {
+                    Some((
+                        format!("StorageClass {}", s.metadata.name.as_deref()?),
+                        s.mount_options.clone()?,
+                    ))
+                }));
+            for (what, o) in opts {
+                if let Some(m) = o.iter().find(|o| re.is_match(o)) {
+                    return Some(Found {
+                        source: what,
+                        text: format!("mountOptions {} include {m}", o.join(",")),
+                    });
+                }
+            }
+            None
+        }
+        FactDef::IscsiNoInitiator(want) => {
+            let i = facts?.iscsi.as_ref()?;
+            let none = i
+                .initiator_name
+                .as_deref()
+                .is_some_and(|n| n.trim().is_empty());
+            (none == *want).then(|| Found {
+                source: node_source(case, "iscsi", "open-iscsi"),
+                text: "/etc/iscsi/initiatorname.iscsi has no InitiatorName".into(),
+            })
+        }
+        FactDef::IscsidDown(want) => {
+            let running = facts?.iscsi.as_ref()?.iscsid_running?;
+            (!running == *want).then(|| Found {
+                source: node_source(case, "iscsi", "iscsid"),
+                text: "iscsid is not running".into(),
+            })
+        }
+        FactDef::MultipathHoldsDevice(want) => {
+            let m = facts?.multipath.as_ref()?;
+            let device = pod_device(case)?;
+            let dev = device.trim_start_matches("/dev/");
+            let map = m.maps.iter().find(|map| map.paths.iter().any(|p| p == dev));
+            (map.is_some() == *want).then(|| Found {
+                source: node_source(case, "multipath", "multipath -ll"),
+                text: map.map_or_else(
+                    || format!("no multipath map holds {device}"),
+                    |map| {
+                        format!(
+                            "map {} holds {device} ({} {})",
+                            map.name,
+                            map.vendor.as_deref().unwrap_or("?"),
+                            map.product.as_deref().unwrap_or("?")
+                        )
+                    },
+                ),
+            })
+        }
+        FactDef::SelinuxEnforcing(want) => {
+            let mode = facts?.selinux.clone()?;
+            ((mode == "enforcing") == *want).then(|| Found {
+                source: node_source(case, "selinux", "SELinux"),
+                text: format!("is {mode}"),
+            })
+        }
+        FactDef::Os(re) => {
+            let re = Regex::new(re).ok()?;
+            let os = facts.and_then(|f| f.os.pretty_name.clone()).or_else(|| {
+                case.node()
+                    .and_then(|n| n.status.as_ref()?.node_info.as_ref())
+                    .map(|i| i.os_image.clone())
+            })?;
+            re.is_match(&os).then(|| Found {
+                source: node_source(case, "os", "OS"),
+                text: os,
+            })
+        }
+    }
+}
+
+/// The block device the pod's failure names (`/dev/rbd0`), from the messages.
+fn pod_device(case: &Case) -> Option<String> {
+    static DEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"(/dev/(?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop|longhorn/|mapper/)[A-Za-z0-9_./-]*[A-Za-z0-9])")
+            .expect("static regex")
+    });
+    case.events
+        .iter()
+        .map(|e| e.message.as_str())
+        .chain(case.logs.iter().map(|l| l.message.as_str()))
+        .chain(case.messages.iter().map(|m| m.text.as_str()))
+        .find_map(|t| DEV.captures(t).map(|c| c[1].to_string()))
+}
+
+/// `nfsvers=4.1` / `vers=3` of the mount (the PV's options or the message's mount command).
+fn requested_nfs_version(case: &Case) -> Option<String> {
+    static VERS: std::sync::LazyLock<Regex> =
+        std::sync::LazyLock::new(|| Regex::new(r"\b(?:nfs)?vers=([0-9.]+)").expect("static regex"));
+    case.pvs
+        .iter()
+        .filter_map(|p| p.spec.as_ref()?.mount_options.clone())
+        .flatten()
+        .chain(case.events.iter().map(|e| e.message.clone()))
+        .find_map(|t| VERS.captures(&t).map(|c| c[1].to_string()))
+}
+
+/// `3.10.0-1160.el7.x86_64` < `4.17`: compares the leading numbers.
+pub fn version_lt(release: &str, than: &str) -> bool {
+    let nums = |s: &str| -> Vec<u64> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .take_while(|p| !p.is_empty())
+            .filter_map(|p| p.parse().ok())
+            .take(3)
+            .collect()
+    };
+    let (a, b) = (nums(release), nums(than));
+    if a.is_empty() {
+        return false;
+    }
+    a < b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::{diagnose, Options};
+    use crate::model::{Event, NodeFacts};
+
+    fn failed_mount(msg: &str) -> Event {
+        Event {
+            kind: Some("Warning".into()),
+            reason: "FailedMount".into(),
+            message: msg.into(),
+            source: Some("kubelet, node-3".into()),
+            source_host: Some("node-3".into()),
+            count: Some(5),
+            ..Event::default()
+        }
+    }
+
+    const WRONG_FS: &str = "MountVolume.MountDevice failed for volume \"pvc-1\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t xfs -o defaults /dev/rbd1 /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: wrong fs type, bad option, bad superblock on /dev/rbd1, missing codepage or helper program, or other error.";
+
+    #[test]
+    fn the_kernel_log_settles_a_wrong_fs_type_between_its_look_alikes() {
+        let mut case = Case {
+            events: vec![failed_mount(WRONG_FS)],
+            ..Case::default()
+        };
+        // The message alone: a look-alike family, nothing settled.
+        let r = diagnose(&case, &Options::default());
+        assert!(r.findings[0].settled_by.is_none());
+        assert!(r.findings.len() > 1, "{:#?}", r.findings);
+        // The node's kernel log says which.
+        let mut facts = NodeFacts::default();
+        facts.kernel_log = vec![
+            "[ 7.1] XFS (rbd1): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
+        ];
+        facts
+            .provenance
+            .insert("kernel_log".into(), "file dmesg.txt: dmesg".into());
+        case.node_facts = Some(facts);
+        let r = diagnose(&case, &Options::default());
+        let top = &r.findings[0];
+        assert_eq!(top.cause, "xfs_duplicate_uuid", "{:#?}", r.findings);
+        assert!(top.confidence >= 0.96);
+        let by = top.settled_by.as_deref().unwrap();
+        assert!(
+            by.starts_with("kernel log on node-3 (file dmesg.txt: dmesg): "),
+            "{by}"
+        );
+        assert!(
+            r.verdict.contains("settled by kernel log on node-3"),
+            "{}",
+            r.verdict
+        );
+        // Its look-alikes are ruled out, with the fact as the reason.
+        assert!(r
+            .ruled_out
+            .iter()
+            .any(|x| x.cause == "block_fs_corrupt_or_unformatted"
+                && x.because.contains("duplicate UUID")));
+    }
+
+    #[test]
+    fn a_kernel_without_nfs_is_the_cause_before_the_missing_helper() {
+        let msg = "MountVolume.SetUp failed for volume \"nfs\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.0.0.5:/e /var/lib/kubelet/pods/1/volumes/kubernetes.io~nfs/nfs Output: mount: wrong fs type, bad option, bad superblock on 10.0.0.5:/e, missing codepage or helper program, or other error (for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program)";
+        let mut facts = NodeFacts::default();
+        facts.filesystems = vec!["ext4".into(), "tmpfs".into()];
+        facts.modules_loadable = Some(false);
+        let case = Case {
+            events: vec![failed_mount(msg)],
+            node_facts: Some(facts),
+            ..Case::default()
+        };
+        let r = diagnose(&case, &Options::default());
+        assert_eq!(
+            r.findings[0].cause, "kernel_module_missing",
+            "{:#?}",
+            r.findings
+        );
+        assert!(r.findings[0]
+            .settled_by
+            .as_deref()
+            .unwrap()
+            .contains("cannot load modules"));
+        // The helper is missing too: kept, below.
+        assert!(r.findings.iter().any(|f| f.cause == "nfs_client_missing"));
+    }
+
+    #[test]
+    fn kernel_releases_compare_by_their_numbers() {
+        assert!(version_lt("3.10.0-1160.el7.x86_64", "4.17"));
+        assert!(!version_lt("5.15.0-91-generic", "4.17"));
+        assert!(version_lt("4.9.0", "4.17"));
+        assert!(!version_lt("4.17.0", "4.17"));
+        assert!(!version_lt("unknown", "4.17"));
+    }
+}
