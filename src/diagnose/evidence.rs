@@ -220,7 +220,8 @@ fn node_source(case: &Case, family: &str, fallback: &str) -> String {
     }
 }
 
-fn first_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<String> {
+/// The newest line that matches (logs are oldest first).
+fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<String> {
     let re = Regex::new(re).ok()?;
     lines
         .filter(|l| re.is_match(l))
@@ -233,7 +234,7 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
     let facts = case.node_facts.as_ref();
     match fact {
         FactDef::KernelLog(re) => {
-            let text = first_match(re, facts?.kernel_log.iter().map(String::as_str))?;
+            let text = newest_match(re, facts?.kernel_log.iter().map(String::as_str))?;
             Some(Found {
                 source: node_source(case, "kernel_log", "kernel log"),
                 text,
@@ -244,15 +245,14 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
             let l = case
                 .plugin_logs
                 .iter()
-                .filter(|l| re.is_match(&l.line.message))
-                .last()?;
+                .rfind(|l| re.is_match(&l.line.message))?;
             Some(Found {
                 source: format!("node plugin log {}", l.source),
                 text: super::clip(&l.line.message, 300),
             })
         }
         FactDef::KubeletLog(re) => {
-            let text = first_match(
+            let text = newest_match(
                 re,
                 case.logs.iter().map(|l| l.message.as_str()).chain(
                     facts
@@ -418,7 +418,7 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
             let s = facts?
                 .nfs_servers
                 .iter()
-                .find(|s| s.reachable.is_some_and(|r| !r == *want))?;
+                .find(|s| s.reachable.is_some_and(|r| r != *want))?;
             Some(Found {
                 source: node_source(case, "nfs_servers", "NFS server check"),
                 text: format!(
@@ -534,7 +534,7 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
         }
         FactDef::IscsidDown(want) => {
             let running = facts?.iscsi.as_ref()?.iscsid_running?;
-            (!running == *want).then(|| Found {
+            (running != *want).then(|| Found {
                 source: node_source(case, "iscsi", "iscsid"),
                 text: "iscsid is not running".into(),
             })
@@ -654,13 +654,15 @@ mod tests {
         assert!(r.findings[0].settled_by.is_none());
         assert!(r.findings.len() > 1, "{:#?}", r.findings);
         // The node's kernel log says which.
-        let mut facts = NodeFacts::default();
-        facts.kernel_log = vec![
-            "[ 7.1] XFS (rbd1): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
-        ];
-        facts
-            .provenance
-            .insert("kernel_log".into(), "file dmesg.txt: dmesg".into());
+        let facts = NodeFacts {
+            kernel_log: vec![
+                "[ 7.1] XFS (rbd1): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
+            ],
+            provenance: [("kernel_log".to_string(), "file dmesg.txt: dmesg".to_string())]
+                .into_iter()
+                .collect(),
+            ..NodeFacts::default()
+        };
         case.node_facts = Some(facts);
         let r = diagnose(&case, &Options::default());
         let top = &r.findings[0];
@@ -687,9 +689,11 @@ mod tests {
     #[test]
     fn a_kernel_without_nfs_is_the_cause_before_the_missing_helper() {
         let msg = "MountVolume.SetUp failed for volume \"nfs\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.0.0.5:/e /var/lib/kubelet/pods/1/volumes/kubernetes.io~nfs/nfs Output: mount: wrong fs type, bad option, bad superblock on 10.0.0.5:/e, missing codepage or helper program, or other error (for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program)";
-        let mut facts = NodeFacts::default();
-        facts.filesystems = vec!["ext4".into(), "tmpfs".into()];
-        facts.modules_loadable = Some(false);
+        let facts = NodeFacts {
+            filesystems: vec!["ext4".into(), "tmpfs".into()],
+            modules_loadable: Some(false),
+            ..NodeFacts::default()
+        };
         let case = Case {
             events: vec![failed_mount(msg)],
             node_facts: Some(facts),
