@@ -2376,6 +2376,7 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     }
     let mut stored = to_store(def, obj);
     validate_event(def, &stored)?;
+    validate_node_affinity(def, &stored)?;
     if call.dry_run() {
         set_rv(&mut stored, state.rv);
         return Ok(json_response(201, &view(def, &stored)));
@@ -2582,6 +2583,88 @@ fn validate_event(def: &ResDef, ev: &Value) -> Result<(), Response<Body>> {
     ))
 }
 
+/// A pod spec's required node affinity, as kube-apiserver validates it
+/// (pkg/apis/core/validation/validation.go, ValidateNodeFieldSelectorRequirement): a
+/// `matchFields` requirement with `In` or `NotIn` takes exactly one value (several node names
+/// need one term each), else 422 Invalid. Checked on Pods and on the pod templates of
+/// DaemonSets, Deployments, ReplicaSets, StatefulSets and Jobs. The real apiserver refused
+/// volmnt's first probe DaemonSet for named nodes this way (issue 19); the fake accepted it.
+fn validate_node_affinity(def: &ResDef, obj: &Value) -> Result<(), Response<Body>> {
+    let (spec_path, field_prefix) = match (def.store_group(), def.resource.as_str()) {
+        ("", "pods") => ("/spec", "spec"),
+        ("apps", "daemonsets" | "deployments" | "replicasets" | "statefulsets")
+        | ("batch", "jobs") => ("/spec/template/spec", "spec.template.spec"),
+        _ => return Ok(()),
+    };
+    let Some(terms) = obj
+        .pointer(&format!(
+            "{spec_path}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"
+        ))
+        .and_then(Value::as_array)
+    else {
+        return Ok(());
+    };
+    let mut errs: Vec<(String, String, String)> = Vec::new();
+    for (i, t) in terms.iter().enumerate() {
+        let fields = t.get("matchFields").and_then(Value::as_array);
+        for (j, f) in fields.into_iter().flatten().enumerate() {
+            let at = format!(
+                "{field_prefix}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}].matchFields[{j}]"
+            );
+            match f.get("operator").and_then(Value::as_str).unwrap_or("") {
+                "In" | "NotIn" => {
+                    let n = f.get("values").and_then(Value::as_array).map_or(0, Vec::len);
+                    if n != 1 {
+                        errs.push((
+                            format!("{at}.values"),
+                            "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector".into(),
+                            "FieldValueRequired".into(),
+                        ));
+                    }
+                }
+                op => errs.push((
+                    format!("{at}.operator"),
+                    format!("Invalid value: {}: not a valid selector operator", go_quote(op)),
+                    "FieldValueInvalid".into(),
+                )),
+            }
+        }
+    }
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let list: Vec<String> = errs.iter().map(|(f, m, _)| format!("{f}: {m}")).collect();
+    // errors.NewInvalid names the kind with its group: `DaemonSet.apps "x" is invalid: ...`.
+    let kind = if def.group.is_empty() {
+        def.kind.clone()
+    } else {
+        format!("{}.{}", def.kind, def.group)
+    };
+    let message = format!(
+        "{kind} {} is invalid: {}",
+        go_quote(name),
+        if list.len() == 1 {
+            list[0].clone()
+        } else {
+            format!("[{}]", list.join(", "))
+        }
+    );
+    let causes: Vec<Value> = errs
+        .iter()
+        .map(|(f, m, r)| json!({ "reason": r, "message": m, "field": f }))
+        .collect();
+    Err(status(
+        422,
+        "Invalid",
+        &message,
+        Some(json!({ "name": name, "group": def.store_group(), "kind": def.kind, "causes": causes })),
+    ))
+}
+
 fn url_ns_if(def: &ResDef, ns: &str) -> String {
     if def.namespaced {
         ns.to_string()
@@ -2681,6 +2764,7 @@ fn update(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     keep_server_fields(&old_view, &mut obj);
     let stored = to_store(def, obj);
     validate_event(def, &stored)?;
+    validate_node_affinity(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }

@@ -83,12 +83,17 @@ pub fn daemonset(name: &str, id: &str, nodes: Option<&[String]>, o: &ExecOptions
     m.remove("activeDeadlineSeconds");
     m.insert("restartPolicy".into(), json!("Always"));
     if let Some(nodes) = nodes {
+        // One term per node (terms are ORed): the apiserver refuses a `matchFields` requirement
+        // whose `In` has more than one value (422 "must be only one value when `operator` is
+        // 'In' or 'NotIn' for node field selector"), so the names cannot share one term.
+        let terms: Vec<serde_json::Value> = nodes
+            .iter()
+            .map(|n| json!({"matchFields": [{"key": "metadata.name", "operator": "In", "values": [n]}]}))
+            .collect();
         m.insert(
             "affinity".into(),
             json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": nodes}
-                ]}]
+                "nodeSelectorTerms": terms
             }}}),
         );
     }
@@ -449,11 +454,14 @@ mod tests {
             &opts(),
         ))
         .unwrap();
+        // One term per node, one value each: what the apiserver's validation accepts.
         assert_eq!(
             named["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
-                ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
-                ["matchFields"][0]["values"],
-            json!(["n1", "n2"])
+                ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"],
+            json!([
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]},
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]},
+            ])
         );
     }
 }
