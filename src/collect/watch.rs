@@ -87,7 +87,11 @@ pub enum Update {
 /// Health of the watch, for metrics and logs.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
+    /// Every resource listed, and none failing now: the cache is in sync (what /readyz says).
     pub synced: bool,
+    /// Resources whose list or watch is failing now (the API server unreachable, an error
+    /// answer), each with the number of its feeds failing.
+    pub failing: Vec<(String, u64)>,
     /// Objects held, by resource.
     pub cached: Vec<(String, u64)>,
     /// Relists after the first list, by resource.
@@ -342,6 +346,13 @@ struct Feed {
     restarts: u64,
     errors: u64,
     denied: bool,
+    /// The request path of this feed's lists and watches (`/api/v1/namespaces/x/pods`).
+    path: String,
+    /// The last list or watch error with no success after it: while set, this resource's
+    /// cache may be stale and the watch is not ready. Cleared by the next object or list end,
+    /// or by the server accepting a watch on `path` after it (a resumed watch with nothing to
+    /// report yields no item).
+    last_error: Option<Instant>,
     /// The writer of this feed's reflector store, when it has one (by type, in `Writers`).
     writer: usize,
 }
@@ -371,10 +382,12 @@ fn feed<K>(
     idx: usize,
     wrap: fn(WEvent<K>) -> Payload,
     modify: fn(&mut K),
+    paths: &mut HashMap<usize, String>,
 ) -> BoxStream<'static, Item>
 where
     K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
+    paths.insert(idx, api.resource_url().to_string());
     watcher::watcher(api, cfg)
         .default_backoff()
         .modify(modify)
@@ -398,8 +411,12 @@ pub struct Collector {
     /// Pending pods that become old enough at this Unix second.
     due: BTreeMap<i64, HashSet<PodKey>>,
     was_synced: bool,
+    /// Whether the last look found a feed failing (to log the change once).
+    was_failing: bool,
     next_resync: Instant,
     target: String,
+    /// For when the server last accepted each feed's watch.
+    cluster: Cluster,
     log: Arc<dyn Fn(String) + Send + Sync>,
 }
 
@@ -432,6 +449,7 @@ impl Collector {
         };
         let page = |c: watcher::Config| c.page_size(opts.page_size);
         let mut feeds: Vec<Feed> = Vec::new();
+        let mut paths: HashMap<usize, String> = HashMap::new();
         let mut streams = SelectAll::new();
         let mut writers = Writers::default();
         let mut add = |resource: &'static str,
@@ -450,6 +468,8 @@ impl Collector {
                 restarts: 0,
                 errors: 0,
                 denied: false,
+                path: String::new(),
+                last_error: None,
                 writer,
             });
             feeds.len() - 1
@@ -478,6 +498,7 @@ impl Collector {
                 i,
                 Payload::Pod,
                 trim,
+                &mut paths,
             ));
             // Our own VolumeDiagnosis events are not evidence: leave them out at the source.
             let ecfg = page(watcher::Config::default())
@@ -489,6 +510,7 @@ impl Collector {
                 i,
                 Payload::Event,
                 trim,
+                &mut paths,
             ));
             let w = Writer::default();
             pvc_stores.push((ns.clone(), w.as_reader()));
@@ -506,6 +528,7 @@ impl Collector {
                 i,
                 Payload::Pvc,
                 trim,
+                &mut paths,
             ));
             let w = Writer::default();
             cm_stores.push((ns.clone(), w.as_reader()));
@@ -524,6 +547,7 @@ impl Collector {
                 i,
                 Payload::ConfigMap,
                 trim,
+                &mut paths,
             ));
             if !opts.read_secrets {
                 continue;
@@ -539,6 +563,7 @@ impl Collector {
                 i,
                 Payload::Secret,
                 trim,
+                &mut paths,
             ));
         }
         macro_rules! cluster_feed {
@@ -553,6 +578,7 @@ impl Collector {
                     i,
                     $payload,
                     $modify,
+                    &mut paths,
                 ));
                 reader
             }};
@@ -598,6 +624,9 @@ impl Collector {
             Payload::Class,
             trim
         );
+        for (i, p) in paths {
+            feeds[i].path = p;
+        }
         let cache = Cache {
             pods: HashMap::new(),
             by_claim: HashMap::new(),
@@ -632,8 +661,10 @@ impl Collector {
             reported: HashMap::new(),
             due: BTreeMap::new(),
             was_synced: false,
+            was_failing: false,
             next_resync: Instant::now() + resync,
             target: cluster.target.clone(),
+            cluster: cluster.clone(),
             log,
         }
     }
@@ -643,6 +674,18 @@ impl Collector {
         self.feeds
             .iter()
             .all(|f| f.synced || (f.denied && !f.required))
+    }
+
+    /// Feeds whose list or watch fails now (an error with no success after it), not counting
+    /// a refused optional one (it is reported as refused, and diagnoses go on without it).
+    fn failing(&self) -> impl Iterator<Item = &Feed> {
+        self.feeds.iter().filter(|f| {
+            let Some(err) = f.last_error else {
+                return false;
+            };
+            let recovered = self.cluster.watch_accepted(&f.path).is_some_and(|ok| ok > err);
+            !recovered && !(f.denied && !f.required)
+        })
     }
 
     /// Reads refused so far (`list secrets in namespace x`), for cases and logs.
@@ -665,7 +708,23 @@ impl Collector {
         v
     }
 
-    pub fn stats(&self) -> Stats {
+    pub fn stats(&mut self) -> Stats {
+        let mut failing: BTreeMap<String, u64> = BTreeMap::new();
+        for f in self.failing() {
+            *failing.entry(f.resource.to_string()).or_default() += 1;
+        }
+        let now_failing = !failing.is_empty();
+        if now_failing != self.was_failing && self.was_synced {
+            self.was_failing = now_failing;
+            (self.log)(if now_failing {
+                format!(
+                    "watch failing for {}: the cache may be stale, /readyz answers 503 until it is re-established",
+                    failing.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            } else {
+                "every watch re-established: ready again".to_string()
+            });
+        }
         let mut restarts: BTreeMap<String, u64> = BTreeMap::new();
         let mut errors: BTreeMap<String, u64> = BTreeMap::new();
         for f in &self.feeds {
@@ -690,7 +749,8 @@ impl Collector {
             ("secrets".to_string(), c.secrets.len() as u64),
         ];
         Stats {
-            synced: self.synced(),
+            synced: self.synced() && !now_failing,
+            failing: failing.into_iter().collect(),
             cached,
             restarts: restarts.into_iter().collect(),
             errors: errors.into_iter().collect(),
@@ -894,6 +954,10 @@ impl Collector {
         let mut relisted = false;
         {
             let f = &mut self.feeds[idx];
+            // Init comes before the list is even tried; anything else is data the server sent.
+            if phase != Phase::Init {
+                f.last_error = None;
+            }
             match phase {
                 Phase::Init => {
                     if f.synced {
@@ -1033,6 +1097,7 @@ impl Collector {
             .map(|n| format!(" in namespace {n}"))
             .unwrap_or_default();
         if api_code == Some(403) {
+            f.last_error = Some(Instant::now());
             if !f.denied {
                 f.denied = true;
                 let what = Access {
@@ -1062,6 +1127,7 @@ impl Collector {
             // kube's watcher lists again on its next step; counted as a restart at its Init.
             return;
         }
+        f.last_error = Some(Instant::now());
         (self.log)(format!(
             "watching {}{scope}: {e} (retrying with back-off)",
             f.resource

@@ -553,6 +553,13 @@ impl FakeApi {
         self.shared.watch_gen.send_modify(|g| *g += 1);
     }
 
+    /// Down: every open connection (watches included) is closed and new connections are
+    /// closed as soon as they are accepted, as when the apiserver process is stopped; the
+    /// store is kept, as etcd keeps it. Up again: served as before (resourceVersions go on).
+    pub fn set_down(&self, down: bool) {
+        self.shared.down.send_replace(down);
+    }
+
     /// Watch streams open right now.
     pub fn open_watches(&self) -> usize {
         self.shared.open_watches.load(Ordering::SeqCst)
@@ -1188,6 +1195,9 @@ struct Shared {
     exec_sessions: Mutex<Vec<ExecSession>>,
     /// Bumped by `close_watches`: every open watch stream ends.
     watch_gen: tokio::sync::watch::Sender<u64>,
+    /// `set_down(true)`: every connection is closed and new ones are dropped at once, as when
+    /// the apiserver process is stopped.
+    down: tokio::sync::watch::Sender<bool>,
     open_watches: Arc<AtomicUsize>,
     /// The server's TLS setup, when it serves HTTPS.
     tls: Option<Tls>,
@@ -1354,6 +1364,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         seq: AtomicU64::new(0),
         exec_sessions: Mutex::new(Vec::new()),
         watch_gen: tokio::sync::watch::channel(0).0,
+        down: tokio::sync::watch::channel(false).0,
         open_watches: Arc::new(AtomicUsize::new(0)),
         tls: tls.then(|| Tls::new(http1_only)),
         connections: AtomicUsize::new(0),
@@ -1371,11 +1382,21 @@ async fn serve(
     mut shutdown: oneshot::Receiver<()>,
 ) {
     let mut conns = tokio::task::JoinSet::new();
+    let mut down = shared.down.subscribe();
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
+            Ok(()) = down.changed() => {
+                if *down.borrow_and_update() {
+                    conns.abort_all();
+                }
+            }
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                if *shared.down.borrow() {
+                    drop(stream);
+                    continue;
+                }
                 let _ = stream.set_nodelay(true);
                 shared.connections.fetch_add(1, Ordering::SeqCst);
                 let shared = shared.clone();
