@@ -96,7 +96,15 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         || !case.messages.is_empty()
         || !case.volume_attachments.is_empty();
     let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
-    if !has_messages && !has_state {
+    // The node's status says which volumes its kubelet waits for (status.volumesInUse): an
+    // attach that nothing makes leaves no event at all (an in-tree iSCSI volume without the
+    // attach/detach controller, seen on the real cluster), so the saved objects are the case.
+    let node_waits = case.pod.is_some()
+        && case
+            .node()
+            .and_then(|n| n.status.as_ref()?.volumes_in_use.as_ref())
+            .is_some_and(|v| !v.is_empty());
+    if !has_messages && !has_state && !node_waits {
         return Err(Error::input(
             sources
                 .iter()

@@ -896,6 +896,18 @@ pub fn describe_volume(v: &Volume) -> String {
         "projected".into()
     } else if v.ephemeral.is_some() {
         "ephemeral claim".into()
+    } else if let Some(i) = &v.iscsi {
+        format!("iscsi {} {} lun {}", i.target_portal, i.iqn, i.lun)
+    } else if v.fc.is_some() {
+        "fc".into()
+    } else if let Some(f) = &v.flex_volume {
+        format!("flexVolume {}", f.driver)
+    } else if v.cephfs.is_some() {
+        "cephfs".into()
+    } else if let Some(g) = &v.glusterfs {
+        format!("glusterfs {}", g.path)
+    } else if v.downward_api.is_some() {
+        "downwardAPI".into()
     } else {
         "other".into()
     };
