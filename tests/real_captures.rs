@@ -80,3 +80,52 @@ fn issue_19_the_kubelets_wait_for_the_volumes_is_no_csi_call() {
     let d = out.json();
     assert_eq!(d["messages"][0]["findings"][0]["cause"], "mount_timeout", "{d:#}");
 }
+
+/// Issue 19: a local PV on a loop device with a DOS partition table and no filesystem. The
+/// event only says "wrong fs type, bad superblock on /dev/loop2": corrupt, unformatted and
+/// partitioned all fit, and volmnt says so. The kubelet's log about the device (fsck's "Found a
+/// dos partition table in /dev/loop2", mount-utils' "current format is unknown data, probably
+/// partitions"), which --probe-node now reads by the device's path, settles it.
+#[test]
+fn issue_19_a_partitioned_loop_device_is_settled_by_the_kubelets_log() {
+    let objects_only = replay("loop-parted", &[fixture!("real/loop-partitioned")]);
+    assert_eq!(
+        top(&objects_only)["cause"],
+        "block_fs_corrupt_or_unformatted",
+        "{objects_only:#}"
+    );
+    let doc = replay(
+        "loop-parted",
+        &[
+            fixture!("real/loop-partitioned"),
+            fixture!("real/loop-partitioned.kubelet.log"),
+        ],
+    );
+    let f = top(&doc);
+    assert_eq!(f["cause"], "partitioned_disk", "{doc:#}");
+    assert!(
+        f["evidence"]
+            .to_string()
+            .contains("Found a dos partition table in /dev/loop2"),
+        "{doc:#}"
+    );
+}
+
+/// Issue 19: ext4 with a feature the node's kernel and e2fsck lack, same event text; fsck's
+/// "/dev/loop1 has unsupported feature(s)" in the kubelet's log settles it.
+#[test]
+fn issue_19_an_ext4_feature_the_node_lacks_is_settled_by_the_kubelets_log() {
+    let objects_only = replay("loop-corrupt-ext4", &[fixture!("real/loop-ext4-unknown-feature")]);
+    assert!(
+        causes(&objects_only).contains(&"fs_features_unsupported_by_kernel"),
+        "a live candidate: {objects_only:#}"
+    );
+    let doc = replay(
+        "loop-corrupt-ext4",
+        &[
+            fixture!("real/loop-ext4-unknown-feature"),
+            fixture!("real/loop-ext4-unknown-feature.kubelet.log"),
+        ],
+    );
+    assert_eq!(top(&doc)["cause"], "fs_features_unsupported_by_kernel", "{doc:#}");
+}

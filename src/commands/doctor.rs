@@ -211,6 +211,16 @@ fn log_names(case: &Case) -> Vec<String> {
         }
     }
     out.extend(case.pvs.iter().filter_map(|p| p.metadata.name.clone()));
+    // A local PV on a block device: mount-utils logs what it found on the device (fsck's
+    // verdict, "Found a dos partition table in /dev/sdb", "current format is ...") with the
+    // device's path only, not the volume's name (seen on the real node, tests/real).
+    out.extend(
+        case.pvs
+            .iter()
+            .filter_map(|p| p.spec.as_ref()?.local.as_ref())
+            .map(|l| l.path.clone())
+            .filter(|p| p.starts_with("/dev/")),
+    );
     out.sort();
     out.dedup();
     out
