@@ -53,10 +53,18 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             KEY_VALUE
                 .replace_all(src, |c: &regex::Captures| {
                     let at = c.get(0).map_or(0, |m| m.start());
-                    if c[3].starts_with('<') || src[..at].ends_with('#') {
+                    let before = &src[..at];
+                    if c[3].starts_with('<')
+                        || before.ends_with('#')
+                        || before.ends_with("non-existent config ")
+                        || before.ends_with("non-existent secret ")
+                    {
                         // already masked by the driver (`<masked>`); or a Go SDK method
                         // (`keyvault.BaseClient#GetSecret: Failure sending request`), whose
-                        // name ends in "Secret" but is followed by an error, not a value
+                        // name ends in "Secret" but is followed by an error, not a value; or
+                        // the kubelet naming the missing key of a ConfigMap or Secret volume
+                        // ("references non-existent secret key: tls.crt"): a key's name is in
+                        // the pod spec, and it is the one thing the operator must see
                         c[0].to_string()
                     } else {
                         format!("{}{}{}", &c[1], &c[2], REDACTED)
@@ -97,6 +105,19 @@ pub fn redact_value(v: &mut serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19: on the real kubelet, "configmap references non-existent config key: nokey"
+    /// came out as "... config key: <redacted>", hiding which key is missing.
+    #[test]
+    fn the_name_of_a_missing_configmap_or_secret_key_is_no_secret() {
+        for s in [
+            r#"MountVolume.SetUp failed for volume "v" : configmap references non-existent config key: nokey"#,
+            r#"MountVolume.SetUp failed for volume "v" : references non-existent secret key: tls.crt"#,
+        ] {
+            assert_eq!(redact(s), s);
+        }
+        assert_eq!(redact("secret key: hunter2"), "secret key: <redacted>");
+    }
 
     #[test]
     fn mount_option_secrets_are_removed() {
