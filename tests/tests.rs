@@ -25,6 +25,7 @@ mod node_probe;
 mod output;
 mod rbac;
 mod rbd;
+mod real;
 mod real_captures;
 mod safety;
 mod secrets;
