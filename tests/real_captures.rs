@@ -129,3 +129,19 @@ fn issue_19_an_ext4_feature_the_node_lacks_is_settled_by_the_kubelets_log() {
     );
     assert_eq!(top(&doc)["cause"], "fs_features_unsupported_by_kernel", "{doc:#}");
 }
+
+/// Issue 19: with kube-controller-manager running, the attach/detach controller attaches the
+/// in-tree iSCSI volume and the kubelet's WaitForAttach then needs iscsiadm: "executable file
+/// not found in $PATH", naming no program. The install step named the fsType (ext4), whose
+/// tools the node has; it is the iSCSI initiator that is missing.
+#[test]
+fn issue_19_an_in_tree_iscsi_volume_without_iscsiadm_installs_the_initiator() {
+    let doc = replay("iscsi-inline", &[fixture!("real/iscsi-no-iscsiadm")]);
+    let f = top(&doc);
+    assert_eq!(f["cause"], "fs_helper_missing", "{doc:#}");
+    let cmds = crate::util::remediation_commands(f);
+    assert!(
+        cmds.iter().any(|c| c.contains("apt-get install -y open-iscsi")),
+        "{cmds:?}"
+    );
+}

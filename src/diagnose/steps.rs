@@ -462,6 +462,17 @@ fn client_for(ctx: &MsgContext) -> Option<&'static str> {
         _ => {}
     }
     let out = ctx.error.output.as_deref().unwrap_or("");
+    // An in-tree iSCSI volume: its attacher runs iscsiadm (WaitForAttach, MountDevice), and
+    // Go's exec error says only "executable file not found in $PATH", naming no program; the
+    // volume's fsType (ext4) is then no clue to what is missing (seen on the real kubelet).
+    let iscsi = ctx.volume.as_ref().is_some_and(|h| {
+        h.unique_names
+            .iter()
+            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
+    });
+    if iscsi && TOOL_MISSING.captures(out).is_none() {
+        return Some("iscsi");
+    }
     let t = format!("{out} {}", ctx.fstype.as_deref().unwrap_or(""));
     let tool = TOOL_MISSING
         .captures(&t)
