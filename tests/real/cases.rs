@@ -90,13 +90,18 @@ spec:
     )
 }
 
-fn pvc(ns: &str, name: &str, class: &str) -> String {
+/// A claim; with `volume`, pre-bound to that PV (so that, with the controllers running, the
+/// PV binder binds it to that PV and no other of the same class).
+fn pvc(ns: &str, name: &str, class: &str, volume: Option<&str>) -> String {
+    let volume = volume
+        .map(|v| format!(", volumeName: {v}"))
+        .unwrap_or_default();
     format!(
         r#"---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {{name: {name}, namespace: {ns}}}
-spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 64Mi}}}}, storageClassName: {class}}}
+spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 64Mi}}}}, storageClassName: {class}{volume}}}
 "#
     )
 }
@@ -199,6 +204,28 @@ pub fn node_cleanup(r: &Real) {
 
 /// Every case, with the objects it needs applied and bound. The pods are named after the case.
 fn make_cases(r: &Real) -> Vec<Case> {
+    // The kubelet refuses pods beyond its maxPods (OutOfpods): room for this run first.
+    let node = r.get_json(&["node", "realnode"]);
+    let capacity: usize = node["status"]["allocatable"]["pods"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(110);
+    let on_node = r
+        .kubectl_ok(&[
+            "get",
+            "pods",
+            "-A",
+            "--field-selector",
+            "spec.nodeName=realnode,status.phase!=Succeeded,status.phase!=Failed",
+            "-o",
+            "name",
+        ])
+        .lines()
+        .count();
+    assert!(
+        on_node + 30 <= capacity,
+        "realnode runs {on_node} pods of its {capacity}: this run needs 30 more (delete some pods first)"
+    );
     let ns = r.ns.as_str();
     let id = ns.trim_start_matches("volmnt-real-");
     let mut yaml = String::new();
@@ -356,7 +383,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
         Want::Cause("pvc_unbound_or_missing"),
         Some("persistentvolumeclaims \"absent\" not found"),
     );
-    yaml += &pvc(ns, "pending", &format!("volmnt-real-absent-class-{id}"));
+    yaml += &pvc(ns, "pending", &format!("volmnt-real-absent-class-{id}"), None);
     yaml += &pod(
         ns,
         "pvc-pending",
@@ -377,7 +404,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
         &format!("local: {{path: /var/lib/volmnt-real/{ns}/local-absent}}"),
         true,
     );
-    yaml += &pvc(ns, "local-missing", &manual);
+    yaml += &pvc(ns, "local-missing", &manual, Some(&local_missing));
     yaml += &pod(
         ns,
         "local-path-missing",
@@ -391,14 +418,9 @@ fn make_cases(r: &Real) -> Vec<Case> {
         Want::Cause("local_path_missing"),
         Some("does not exist"),
     );
-    // claim-bound-later: made Pending here, bound once the kubelet has complained (run()).
-    yaml += &pvc(ns, "later", &manual);
-    yaml += &pv(
-        &format!("{ns}-later"),
-        &manual,
-        &format!("local: {{path: /var/lib/volmnt-real/{ns}/later-absent}}"),
-        true,
-    );
+    // claim-bound-later: pre-bound to a PV that does not exist yet, so it stays Pending; the PV
+    // is made once the kubelet has complained (real_stuck_pods_are_diagnosed).
+    yaml += &pvc(ns, "later", &manual, Some(&format!("{ns}-later")));
     yaml += &pod(
         ns,
         "claim-bound-later",
@@ -425,7 +447,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
         &format!("csi: {{driver: {unregistered}, volumeHandle: vol-{id}}}"),
         false,
     );
-    yaml += &pvc(ns, "csi-unregistered", &manual);
+    yaml += &pvc(ns, "csi-unregistered", &manual, Some(&csi_pv));
     yaml += &pod(
         ns,
         "csi-not-registered",
@@ -459,7 +481,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
         &format!("csi: {{driver: attach-{id}.csi.volmnt.io, volumeHandle: vol-{id}}}"),
         false,
     );
-    yaml += &pvc(ns, "csi-attach", &manual);
+    yaml += &pvc(ns, "csi-attach", &manual, Some(&attach_pv));
     yaml += &pod(
         ns,
         "csi-nothing-attaches",
@@ -501,7 +523,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
             &format!("local: {{path: {dev}, fsType: {fs}}}"),
             true,
         );
-        yaml += &pvc(ns, name, &manual);
+        yaml += &pvc(ns, name, &manual, Some(&pv_name));
         yaml += &pod(
             ns,
             name,
@@ -838,7 +860,14 @@ fn real_stuck_pods_are_diagnosed() {
         "no 'not bound' event for claim-bound-later: {:?}",
         r.events_of("claim-bound-later")
     );
-    r.bind("later", &format!("{}-later", r.ns));
+    let later = format!("{}-later", r.ns);
+    r.apply(&pv(
+        &later,
+        &format!("volmnt-real-manual-{}", r.ns.trim_start_matches("volmnt-real-")),
+        &format!("local: {{path: /var/lib/volmnt-real/{}/later-absent}}", r.ns),
+        true,
+    ));
+    r.bind("later", &later);
 
     let (run, skipped): (Vec<&Case>, Vec<&Case>) = cases.iter().partition(|c| c.skip.is_none());
     let pending = |c: &&Case| {

@@ -182,16 +182,27 @@ impl Real {
             "-o",
             "jsonpath={.metadata.uid}",
         ]);
-        self.kubectl_ok(&[
+        let volume = self.kubectl_ok(&[
             "-n",
             &self.ns,
-            "patch",
+            "get",
             "pvc",
             claim,
-            "--type=merge",
-            "-p",
-            &format!(r#"{{"spec":{{"volumeName":"{pv}"}}}}"#),
+            "-o",
+            "jsonpath={.spec.volumeName}",
         ]);
+        if volume.is_empty() {
+            self.kubectl_ok(&[
+                "-n",
+                &self.ns,
+                "patch",
+                "pvc",
+                claim,
+                "--type=merge",
+                "-p",
+                &format!(r#"{{"spec":{{"volumeName":"{pv}"}}}}"#),
+            ]);
+        }
         self.kubectl_ok(&[
             "patch",
             "pv",
