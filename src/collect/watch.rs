@@ -376,6 +376,45 @@ fn trim<K: Resource>(o: &mut K) {
     o.meta_mut().managed_fields = None;
 }
 
+/// How long a failed list or watch waits before its next try: 800 ms, doubling, at most 5 s
+/// (client-go's reflector goes up to 30 s). On the real apiserver stopped for 20 s, 30 s meant
+/// the cache stayed stale (and /readyz 503) for up to 19 s after the server was back; eleven
+/// watches retried every 5 s are still a light load on a server that is down.
+#[derive(Debug, Clone)]
+struct WatchBackoff {
+    next: Duration,
+}
+
+impl WatchBackoff {
+    const FIRST: Duration = Duration::from_millis(800);
+    const MAX: Duration = Duration::from_secs(5);
+
+    fn new() -> WatchBackoff {
+        WatchBackoff { next: Self::FIRST }
+    }
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        let d = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        // A little spread, so the watches of one process do not retry in lockstep.
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|t| t.subsec_nanos())
+            .unwrap_or(0);
+        Some(d + Duration::from_millis(u64::from(nanos % 200)))
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+}
+
 fn feed<K>(
     api: Api<K>,
     cfg: watcher::Config,
@@ -389,7 +428,7 @@ where
 {
     paths.insert(idx, api.resource_url().to_string());
     watcher::watcher(api, cfg)
-        .default_backoff()
+        .backoff(WatchBackoff::new())
         .modify(modify)
         .map(move |r| (idx, r.map(wrap)))
         .boxed()
@@ -683,8 +722,11 @@ impl Collector {
             let Some(err) = f.last_error else {
                 return false;
             };
-            let recovered = self.cluster.watch_accepted(&f.path).is_some_and(|ok| ok > err);
-            !recovered && !(f.denied && !f.required)
+            let recovered = self
+                .cluster
+                .watch_accepted(&f.path)
+                .is_some_and(|ok| ok > err);
+            !recovered && (!f.denied || f.required)
         })
     }
 
@@ -1272,4 +1314,21 @@ fn involved_pod(e: &CoreEvent) -> PodKey {
             .unwrap_or_default(),
         e.involved_object.name.clone().unwrap_or_default(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_double_from_800_ms_to_at_most_5_s_and_start_over_on_reset() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::new();
+        let waits: Vec<u128> = (0..6).map(|_| b.next().unwrap().as_millis()).collect();
+        for (w, base) in waits.iter().zip([800, 1600, 3200, 5000, 5000, 5000]) {
+            assert!((base..base + 200).contains(w), "{waits:?}");
+        }
+        b.reset();
+        assert!(b.next().unwrap() < Duration::from_secs(1));
+    }
 }
