@@ -254,7 +254,10 @@ fn issue_19_host_network_and_extra_env_for_a_loopback_api_server() {
     assert_eq!(
         env,
         [
-            ("KUBERNETES_SERVICE_HOST".to_string(), "127.0.0.1".to_string()),
+            (
+                "KUBERNETES_SERVICE_HOST".to_string(),
+                "127.0.0.1".to_string()
+            ),
             ("KUBERNETES_SERVICE_PORT".to_string(), "6443".to_string()),
         ]
     );

@@ -40,7 +40,8 @@ fn issue_19_an_in_tree_iscsi_volume_that_nothing_attaches() {
     assert!(f["confidence"].as_f64().unwrap() >= 0.8, "{doc:#}");
     let ev = f["evidence"].to_string();
     assert!(
-        ev.contains("status.volumesInUse") && ev.contains("kubernetes.io/iscsi/127.0.0.1:3260:iqn.2024-01.io.volmnt:test:0"),
+        ev.contains("status.volumesInUse")
+            && ev.contains("kubernetes.io/iscsi/127.0.0.1:3260:iqn.2024-01.io.volmnt:test:0"),
         "{doc:#}"
     );
     assert!(
@@ -78,7 +79,10 @@ fn issue_19_the_kubelets_wait_for_the_volumes_is_no_csi_call() {
         r#"E1126 21:37:51.306203   24996 pod_workers.go:1324] "Error syncing pod, skipping" err="unmounted volumes=[lun], unattached volumes=[lun], failed to process volumes=[]: context deadline exceeded" pod="explore/iscsi-inline""#,
     ]);
     let d = out.json();
-    assert_eq!(d["messages"][0]["findings"][0]["cause"], "mount_timeout", "{d:#}");
+    assert_eq!(
+        d["messages"][0]["findings"][0]["cause"], "mount_timeout",
+        "{d:#}"
+    );
 }
 
 /// Issue 19: a local PV on a loop device with a DOS partition table and no filesystem. The
@@ -115,7 +119,10 @@ fn issue_19_a_partitioned_loop_device_is_settled_by_the_kubelets_log() {
 /// "/dev/loop1 has unsupported feature(s)" in the kubelet's log settles it.
 #[test]
 fn issue_19_an_ext4_feature_the_node_lacks_is_settled_by_the_kubelets_log() {
-    let objects_only = replay("loop-corrupt-ext4", &[fixture!("real/loop-ext4-unknown-feature")]);
+    let objects_only = replay(
+        "loop-corrupt-ext4",
+        &[fixture!("real/loop-ext4-unknown-feature")],
+    );
     assert!(
         causes(&objects_only).contains(&"fs_features_unsupported_by_kernel"),
         "a live candidate: {objects_only:#}"
@@ -127,7 +134,11 @@ fn issue_19_an_ext4_feature_the_node_lacks_is_settled_by_the_kubelets_log() {
             fixture!("real/loop-ext4-unknown-feature.kubelet.log"),
         ],
     );
-    assert_eq!(top(&doc)["cause"], "fs_features_unsupported_by_kernel", "{doc:#}");
+    assert_eq!(
+        top(&doc)["cause"],
+        "fs_features_unsupported_by_kernel",
+        "{doc:#}"
+    );
 }
 
 /// Issue 19: with kube-controller-manager running, the attach/detach controller attaches the
@@ -141,7 +152,8 @@ fn issue_19_an_in_tree_iscsi_volume_without_iscsiadm_installs_the_initiator() {
     assert_eq!(f["cause"], "fs_helper_missing", "{doc:#}");
     let cmds = crate::util::remediation_commands(f);
     assert!(
-        cmds.iter().any(|c| c.contains("apt-get install -y open-iscsi")),
+        cmds.iter()
+            .any(|c| c.contains("apt-get install -y open-iscsi")),
         "{cmds:?}"
     );
 }

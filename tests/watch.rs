@@ -717,9 +717,11 @@ fn issue_19_an_unreachable_api_server_turns_readyz_503_and_counts_failed_watches
     };
 
     c.api.set_down(true);
-    wait_until("/readyz 503 while the server is down", Duration::from_secs(15), || {
-        http_get(&base, "/readyz").0 == 503
-    });
+    wait_until(
+        "/readyz 503 while the server is down",
+        Duration::from_secs(15),
+        || http_get(&base, "/readyz").0 == 503,
+    );
     w.wait_log("/readyz answers 503", Duration::from_secs(5));
     let (code, body) = http_get(&base, "/metrics");
     assert_eq!(code, 200);

@@ -71,11 +71,7 @@ where
 }
 
 /// A client for API reads and writes: one connection, HTTP/2 when the server offers it.
-pub fn api_client(
-    config: &Config,
-    hook: RequestHook,
-    watched: WatchHook,
-) -> kube::Result<Client> {
+pub fn api_client(config: &Config, hook: RequestHook, watched: WatchHook) -> kube::Result<Client> {
     // hyper-rustls offers `h2` and `http/1.1` by ALPN from enable_http2/enable_http1.
     let tls = config.rustls_client_config()?;
     let mut http = HttpConnector::new();

@@ -556,7 +556,11 @@ mod tests {
         };
         assert_eq!(
             log_names(&case),
-            ["/dev/loop2", "2887c883-dbd8-4ed6-89e1-080eb54bd540", "pv-local-1"]
+            [
+                "/dev/loop2",
+                "2887c883-dbd8-4ed6-89e1-080eb54bd540",
+                "pv-local-1"
+            ]
         );
     }
 }

@@ -50,7 +50,8 @@ pub fn answer(method: &Method, path: &str, metrics: &Metrics) -> Response<Full<B
                 reply(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "text/plain; charset=utf-8",
-                    "the watch cache is not in sync (not listed yet, or a watch is failing)\n".into(),
+                    "the watch cache is not in sync (not listed yet, or a watch is failing)\n"
+                        .into(),
                 )
             }
         }

@@ -107,7 +107,14 @@ spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 64Mi}}}}
 }
 
 fn on_path(tool: &str) -> Option<String> {
-    for d in ["/sbin", "/usr/sbin", "/bin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"] {
+    for d in [
+        "/sbin",
+        "/usr/sbin",
+        "/bin",
+        "/usr/bin",
+        "/usr/local/sbin",
+        "/usr/local/bin",
+    ] {
         let p = format!("{d}/{tool}");
         if Path::new(&p).exists() {
             return Some(p);
@@ -154,7 +161,14 @@ fn loop_device(r: &Real, name: &str, fill: impl FnOnce(&Path)) -> String {
 /// refuse it ("has unsupported feature(s)", "couldn't mount because of unsupported optional
 /// features"), as with a filesystem made by a newer mkfs than the node's kernel knows.
 fn ext4_with_unknown_feature(f: &Path) {
-    sh(&["mkfs.ext4", "-q", "-F", "-O", "^metadata_csum", f.to_str().unwrap()]);
+    sh(&[
+        "mkfs.ext4",
+        "-q",
+        "-F",
+        "-O",
+        "^metadata_csum",
+        f.to_str().unwrap(),
+    ]);
     use std::io::{Read, Seek, SeekFrom, Write};
     let mut h = std::fs::OpenOptions::new()
         .read(true)
@@ -383,7 +397,12 @@ fn make_cases(r: &Real) -> Vec<Case> {
         Want::Cause("pvc_unbound_or_missing"),
         Some("persistentvolumeclaims \"absent\" not found"),
     );
-    yaml += &pvc(ns, "pending", &format!("volmnt-real-absent-class-{id}"), None);
+    yaml += &pvc(
+        ns,
+        "pending",
+        &format!("volmnt-real-absent-class-{id}"),
+        None,
+    );
     yaml += &pod(
         ns,
         "pvc-pending",
@@ -457,7 +476,8 @@ fn make_cases(r: &Real) -> Vec<Case> {
     );
     add(
         "csi-not-registered",
-        "CSI PV whose driver has a CSIDriver object but no node plugin registered on the node".into(),
+        "CSI PV whose driver has a CSIDriver object but no node plugin registered on the node"
+            .into(),
         Want::Cause("csi_driver_not_registered"),
         Some("not found in the list of registered CSI drivers"),
     );
@@ -677,7 +697,8 @@ fn shown(r: &Real, c: &Case, node: &Value) -> bool {
     match c.pod.as_str() {
         "healthy-with-warnings" => {
             let p = r.get_json(&["pod", "-n", &r.ns, &c.pod]);
-            p["status"]["phase"] == "Running" && events.iter().any(|(reason, _)| reason == "Unhealthy")
+            p["status"]["phase"] == "Running"
+                && events.iter().any(|(reason, _)| reason == "Unhealthy")
         }
         "iscsi-attach" | "csi-nothing-attaches" => {
             let in_use = node["status"]["volumesInUse"].to_string();
@@ -705,7 +726,15 @@ struct Row {
 }
 
 fn check(r: &Real, c: &Case) -> Row {
-    let mut args = vec!["doctor", "pod", c.pod.as_str(), "-n", r.ns.as_str(), "-o", "json"];
+    let mut args = vec![
+        "doctor",
+        "pod",
+        c.pod.as_str(),
+        "-n",
+        r.ns.as_str(),
+        "-o",
+        "json",
+    ];
     if c.probe_node {
         args.push("--probe-node");
     }
@@ -804,12 +833,16 @@ fn check(r: &Real, c: &Case) -> Row {
 
 fn table(rows: &[Row], r: &Real, skipped: &[(String, String)]) -> String {
     let mut t = String::new();
-    let _ = writeln!(
+    let _ =
+        writeln!(
         t,
         "real cluster: kube-apiserver + kubelet v1.36 (node realnode), kube-controller-manager {}",
         if r.controllers { "running" } else { "not running" }
     );
-    let _ = writeln!(t, "\n| case | what the node does | expected | volmnt's verdict | exit | |");
+    let _ = writeln!(
+        t,
+        "\n| case | what the node does | expected | volmnt's verdict | exit | |"
+    );
     let _ = writeln!(t, "|---|---|---|---|---|---|");
     for row in rows {
         let _ = writeln!(
@@ -863,8 +896,14 @@ fn real_stuck_pods_are_diagnosed() {
     let later = format!("{}-later", r.ns);
     r.apply(&pv(
         &later,
-        &format!("volmnt-real-manual-{}", r.ns.trim_start_matches("volmnt-real-")),
-        &format!("local: {{path: /var/lib/volmnt-real/{}/later-absent}}", r.ns),
+        &format!(
+            "volmnt-real-manual-{}",
+            r.ns.trim_start_matches("volmnt-real-")
+        ),
+        &format!(
+            "local: {{path: /var/lib/volmnt-real/{}/later-absent}}",
+            r.ns
+        ),
         true,
     ));
     r.bind("later", &later);

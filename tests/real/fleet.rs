@@ -43,7 +43,15 @@ fn leftovers(r: &Real) -> String {
 fn real_node_check_through_a_pod_and_a_daemonset() {
     let r = real_or_skip!();
     probe_namespace(&r);
-    let out = r.volmnt(&["node", "check", "realnode", "-o", "json", "--timeout", "60s"]);
+    let out = r.volmnt(&[
+        "node",
+        "check",
+        "realnode",
+        "-o",
+        "json",
+        "--timeout",
+        "60s",
+    ]);
     out.assert_no_panic();
     let doc = out.json();
     assert!(out.code <= 1, "{out:#?}");
@@ -91,9 +99,15 @@ fn real_node_check_through_a_pod_and_a_daemonset() {
             .cloned()
             .unwrap_or_else(|| panic!("no {n} in {doc:#}"))
     };
-    assert_eq!(doc["transport"], "exec", "the DaemonSet's pods are exec'd into: {doc:#}");
+    assert_eq!(
+        doc["transport"], "exec",
+        "the DaemonSet's pods are exec'd into: {doc:#}"
+    );
     assert!(
-        matches!(node("realnode")["status"].as_str(), Some("pass" | "fail" | "problem")),
+        matches!(
+            node("realnode")["status"].as_str(),
+            Some("pass" | "fail" | "problem")
+        ),
         "realnode was probed: {doc:#}"
     );
     assert_eq!(node(&fake)["status"], "unreachable", "{doc:#}");
@@ -183,7 +197,12 @@ fn real_watch_writes_one_event_per_stuck_pod() {
         .map(|s| s.split(';').next().unwrap_or(s).trim().to_string())
         .unwrap_or_default();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        assert!(ok, "two VolumeDiagnosis Events: {:#?}\n{}", diagnoses(), log());
+        assert!(
+            ok,
+            "two VolumeDiagnosis Events: {:#?}\n{}",
+            diagnoses(),
+            log()
+        );
         let mut causes: Vec<String> = diagnoses()
             .iter()
             .map(|e| {
@@ -202,7 +221,10 @@ fn real_watch_writes_one_event_per_stuck_pod() {
         causes.sort();
         assert_eq!(
             causes,
-            ["claim pvc_unbound_or_missing", "cm configmap_or_secret_missing"],
+            [
+                "claim pvc_unbound_or_missing",
+                "cm configmap_or_secret_missing"
+            ],
             "{}",
             log()
         );

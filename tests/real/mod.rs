@@ -127,12 +127,7 @@ impl Real {
         let mut child = c.spawn().expect("kubectl on the PATH");
         if let Some(s) = stdin {
             use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(s.as_bytes())
-                .unwrap();
+            child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
         }
         child.wait_with_output().expect("kubectl ran")
     }
@@ -223,13 +218,7 @@ impl Real {
             "-p",
             r#"{"status":{"phase":"Bound"}}"#,
         ]);
-        let cap = self.kubectl_ok(&[
-            "get",
-            "pv",
-            pv,
-            "-o",
-            "jsonpath={.spec.capacity.storage}",
-        ]);
+        let cap = self.kubectl_ok(&["get", "pv", pv, "-o", "jsonpath={.spec.capacity.storage}"]);
         self.kubectl_ok(&[
             "-n",
             &self.ns,

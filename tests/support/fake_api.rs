@@ -2634,7 +2634,10 @@ fn validate_node_affinity(def: &ResDef, obj: &Value) -> Result<(), Response<Body
             );
             match f.get("operator").and_then(Value::as_str).unwrap_or("") {
                 "In" | "NotIn" => {
-                    let n = f.get("values").and_then(Value::as_array).map_or(0, Vec::len);
+                    let n = f
+                        .get("values")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
                     if n != 1 {
                         errs.push((
                             format!("{at}.values"),
@@ -2645,7 +2648,10 @@ fn validate_node_affinity(def: &ResDef, obj: &Value) -> Result<(), Response<Body
                 }
                 op => errs.push((
                     format!("{at}.operator"),
-                    format!("Invalid value: {}: not a valid selector operator", go_quote(op)),
+                    format!(
+                        "Invalid value: {}: not a valid selector operator",
+                        go_quote(op)
+                    ),
                     "FieldValueInvalid".into(),
                 )),
             }
@@ -2682,7 +2688,9 @@ fn validate_node_affinity(def: &ResDef, obj: &Value) -> Result<(), Response<Body
         422,
         "Invalid",
         &message,
-        Some(json!({ "name": name, "group": def.store_group(), "kind": def.kind, "causes": causes })),
+        Some(
+            json!({ "name": name, "group": def.store_group(), "kind": def.kind, "causes": causes }),
+        ),
     ))
 }
 
