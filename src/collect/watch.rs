@@ -1169,11 +1169,16 @@ impl Collector {
             // kube's watcher lists again on its next step; counted as a restart at its Init.
             return;
         }
+        // One line per failure, not per retry: an API server down for minutes would
+        // otherwise log every resource every few seconds (volmnt_watch_errors_total counts them).
+        let first = f.last_error.is_none();
         f.last_error = Some(Instant::now());
-        (self.log)(format!(
-            "watching {}{scope}: {e} (retrying with back-off)",
-            f.resource
-        ));
+        if first {
+            (self.log)(format!(
+                "watching {}{scope}: {e} (retrying with back-off; further errors are counted in volmnt_watch_errors_total)",
+                f.resource
+            ));
+        }
     }
 
     fn on_pod(&mut self, idx: usize, e: WEvent<Pod>) {
