@@ -111,6 +111,9 @@ fn real_node_check_through_a_pod_and_a_daemonset() {
         "realnode was probed: {doc:#}"
     );
     assert_eq!(node(&fake)["status"], "unreachable", "{doc:#}");
+    // Its pod exists, unbound: the scheduler's reason is the report's (issue 19).
+    let why = node(&fake)["error"].as_str().unwrap_or("").to_string();
+    assert!(why.contains("not scheduled (Unschedulable"), "{why}");
     // One node probed, one not: exit 3 only when nothing else was found, else 1 or 0.
     assert!(matches!(out.code, 0 | 1 | 3), "{out:#?}");
     assert!(

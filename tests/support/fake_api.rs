@@ -47,8 +47,10 @@
 //!   resourceVersion); core/v1 Event writes checked as pkg/apis/core/validation/events.go does
 //!   (namespace of the involvedObject; the events.k8s.io fields once eventTime is set).
 //! - DaemonSets (apps/v1) with a small DaemonSet controller (a pod per eligible node: nodeSelector,
-//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; the fake
-//!   binds the pod to its node itself, having no scheduler) and a garbage collector that deletes
+//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; each pod's
+//!   affinity names its node, as the real controller's; the fake binds the pod to its node
+//!   itself, having no scheduler, except on a node with `allocatable.pods: "0"`, where it stays
+//!   Pending with PodScheduled=False/Unschedulable as the real scheduler leaves it) and a garbage collector that deletes
 //!   an object's dependents (`ownerReferences`) with it unless `propagationPolicy: Orphan`.
 //!
 //! What is simplified (plainly): no admission (a namespace need not exist; no service-account
@@ -4297,6 +4299,7 @@ fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
     };
     let ds_uid = ds.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
     let mut scheduled = 0;
+    let node_count = nodes.len();
     for node in nodes {
         let node_name = node
             .pointer("/metadata/name")
@@ -4339,18 +4342,43 @@ fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
             "apiVersion": "apps/v1", "kind": "DaemonSet", "name": name, "uid": ds_uid,
             "controller": true, "blockOwnerDeletion": true,
         }]);
+        // As the real controller (pkg/controller/daemon/util
+        // ReplaceDaemonSetPodNodeNameNodeAffinity): each pod's required node affinity becomes
+        // one matchFields term naming its node, and the scheduler binds it.
         let mut spec = tspec.clone();
-        spec["nodeName"] = json!(node_name);
+        spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
+            "nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node_name]}
+            ]}]
+        });
+        // A node with no room for pods (allocatable pods "0", as an API-only Node without a
+        // kubelet has) is never bound: the pod stays Pending with the scheduler's reason, as
+        // on the real cluster. The others the fake binds at once, having no scheduler.
+        let room = node
+            .pointer("/status/allocatable/pods")
+            .and_then(Value::as_str)
+            != Some("0");
+        if room {
+            spec["nodeName"] = json!(node_name);
+        }
         let mut pod = json!({ "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec });
         default_pod(&mut pod);
+        if !room {
+            pod["status"] = json!({"phase": "Pending", "conditions": [{
+                "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": format!("0/{} nodes are available: 1 Too many pods, {} node(s) didn't satisfy plugin(s) [NodeAffinity].", node_count, node_count - 1),
+            }]});
+        }
         {
             let mut state = shared.state();
             let key = pod_key(&ns, &pod_name);
             let ev = state.commit("ADDED", key, Some(pod.clone()));
             let _ = shared.events.send(ev);
         }
-        scheduled += 1;
-        kubelet_start_pod(shared, &ns, &pod);
+        if room {
+            scheduled += 1;
+            kubelet_start_pod(shared, &ns, &pod);
+        }
     }
     let mut state = shared.state();
     if let Some(mut ds) = state.objects.get(&ds_key).cloned() {
