@@ -62,13 +62,21 @@ def main(argv):
 
 
 def deep_merge(a, b):
-    out = dict(a)
-    for k, v in b.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = deep_merge(out[k], v)
-        else:
-            out[k] = v
-    return out
+    """Merge the values of one --set into those of the earlier ones, as helm does: maps key by
+    key, lists index by index (`--set env[0].name=A --set env[0].value=B` is one entry; a
+    missing earlier index is None)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = deep_merge(out[k], v) if k in out else v
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = list(a) + [None] * max(0, len(b) - len(a))
+        for i, v in enumerate(b):
+            if v is not None:
+                out[i] = deep_merge(out[i], v) if out[i] is not None else v
+        return out
+    return b
 
 
 if __name__ == "__main__":

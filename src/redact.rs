@@ -115,6 +115,19 @@ pub fn redact_value(v: &mut serde_json::Value) {
 mod tests {
     use super::*;
 
+    /// Issue 19: on the real kubelet, "configmap references non-existent config key: nokey"
+    /// came out as "... config key: <redacted>", hiding which key is missing.
+    #[test]
+    fn the_name_of_a_missing_configmap_or_secret_key_is_no_secret() {
+        for s in [
+            r#"MountVolume.SetUp failed for volume "v" : configmap references non-existent config key: nokey"#,
+            r#"MountVolume.SetUp failed for volume "v" : references non-existent secret key: tls.crt"#,
+        ] {
+            assert_eq!(redact(s), s);
+        }
+        assert_eq!(redact("secret key: hunter2"), "secret key: <redacted>");
+    }
+
     #[test]
     fn mount_option_secrets_are_removed() {
         let s = "mount -t cifs -o username=admin,password=hunter2,vers=3.0 //srv/share /mnt";

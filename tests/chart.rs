@@ -217,3 +217,58 @@ fn the_plain_deployment_runs_non_root_read_only_with_probes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 19: where pods cannot reach the API server through the `kubernetes` Service (no
+/// kube-proxy, an API server on the node's loopback: scripts/real-cluster.sh's cluster), the
+/// watch runs on the node's network, listens on loopback and is told where the API server is.
+/// Values given as numbers become strings, as an env value must be.
+#[test]
+fn issue_19_host_network_and_extra_env_for_a_loopback_api_server() {
+    let Some(out) = render(&[
+        "hostNetwork=true",
+        "listenHost=127.0.0.1",
+        "metricsPort=18080",
+        "extraEnv[0].name=KUBERNETES_SERVICE_HOST",
+        "extraEnv[0].value=127.0.0.1",
+        "extraEnv[1].name=KUBERNETES_SERVICE_PORT",
+        "extraEnv[1].value=6443",
+    ]) else {
+        return;
+    };
+    let dep = find(&out, "Deployment");
+    let pod = &dep["spec"]["template"]["spec"];
+    assert_eq!(pod["hostNetwork"], true);
+    let c = &pod["containers"][0];
+    let env: Vec<(String, String)> = c["env"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|e| e["value"].is_string())
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        env,
+        [
+            (
+                "KUBERNETES_SERVICE_HOST".to_string(),
+                "127.0.0.1".to_string()
+            ),
+            ("KUBERNETES_SERVICE_PORT".to_string(), "6443".to_string()),
+        ]
+    );
+    assert!(c["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .any(|a| a.as_str() == Some("--listen=127.0.0.1:18080")));
+    assert_eq!(c["ports"][0]["containerPort"], 18080);
+    // Unset, none of it is there: the defaults still render deploy/watch.yaml (above).
+    let default = render(&[]).expect("rendered above");
+    let pod = &find(&default, "Deployment")["spec"]["template"]["spec"];
+    assert!(pod.get("hostNetwork").is_none());
+}

@@ -1701,3 +1701,55 @@ async fn the_apps_kinds_a_pods_owners_are_read_from() {
     );
     assert_eq!(s.message, r#"deployments.apps "nope" not found"#);
 }
+
+/// Issue 19: the real kube-apiserver refused volmnt's probe DaemonSet for named nodes with 422,
+/// a `matchFields` `In` requirement listing two node names; the fake accepted it. One value per
+/// requirement (one term per node) is what the apiserver takes.
+#[tokio::test]
+async fn issue_19_match_fields_in_takes_exactly_one_value() {
+    use k8s_openapi::api::apps::v1::DaemonSet;
+    let (_api, _dir, client) = start(Options::default()).await;
+    let daemonsets: Api<DaemonSet> = Api::default_namespaced(client);
+    let ds = |name: &str, terms: Value| -> DaemonSet {
+        serde_json::from_value(json!({
+            "metadata": { "name": name },
+            "spec": {
+                "selector": { "matchLabels": { "a": "b" } },
+                "template": {
+                    "metadata": { "labels": { "a": "b" } },
+                    "spec": {
+                        "containers": [{ "name": "c", "image": "busybox:1.36" }],
+                        "affinity": { "nodeAffinity": { "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": terms
+                        } } },
+                    },
+                },
+            },
+        }))
+        .unwrap()
+    };
+    let two_values = json!([{ "matchFields": [
+        { "key": "metadata.name", "operator": "In", "values": ["node1", "node2"] }
+    ] }]);
+    let s = api_error(
+        daemonsets
+            .create(&PostParams::default(), &ds("two", two_values))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((s.code, s.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        s.message,
+        "DaemonSet.apps \"two\" is invalid: spec.template.spec.affinity.nodeAffinity.\
+         requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: \
+         Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"
+    );
+    let one_per_term = json!([
+        { "matchFields": [{ "key": "metadata.name", "operator": "In", "values": ["node1"] }] },
+        { "matchFields": [{ "key": "metadata.name", "operator": "In", "values": ["node2"] }] },
+    ]);
+    daemonsets
+        .create(&PostParams::default(), &ds("ok", one_per_term))
+        .await
+        .expect("one value per term is accepted");
+}

@@ -461,3 +461,43 @@ fn label_with_local_needs_the_node_name() {
     let out = crate::util::run(&["node", "check", "--local", "--label"]);
     out.assert_input_error("--node-name");
 }
+
+/// Issue 19: a named node that cannot take the probe pod (on the real cluster, an API-only Node:
+/// no kubelet, no allocatable pods). The real DaemonSet controller still makes its pod, naming
+/// the node in the pod's affinity, and the scheduler leaves it Pending, unbound; volmnt looked
+/// only at spec.nodeName and said "the DaemonSet placed no probe pod on it". The fake bound every
+/// pod itself; now it leaves such a pod unbound with the scheduler's reason, as the real one does.
+#[test]
+fn issue_19_a_probe_pod_the_scheduler_cannot_place_is_reported_with_its_reason() {
+    let nodes = fleet(2, &[]);
+    let c = start(&nodes, Options::new());
+    c.api.apply(serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "api-only", "labels": {"kubernetes.io/hostname": "api-only"}},
+        "status": {"allocatable": {"pods": "0"}},
+    }));
+    let out = c.run(&[
+        "node",
+        "check",
+        "node-000",
+        "api-only",
+        "--via",
+        "daemonset",
+        "--timeout",
+        "3s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    let doc = out.json();
+    assert_eq!(node(&doc, "node-000")["status"], "pass", "{doc:#}");
+    let n = node(&doc, "api-only");
+    assert_eq!(n["status"], "unreachable", "{doc:#}");
+    let why = n["error"].as_str().unwrap_or("");
+    assert!(
+        why.contains("not scheduled (Unschedulable: 0/3 nodes are available: 1 Too many pods"),
+        "{why}"
+    );
+    assert!(!why.contains("placed no probe pod"), "{why}");
+    c.assert_nothing_left();
+}

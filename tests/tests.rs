@@ -29,6 +29,8 @@ mod node_probe;
 mod output;
 mod rbac;
 mod rbd;
+mod real;
+mod real_captures;
 mod safety;
 mod secrets;
 mod watch;

@@ -698,6 +698,72 @@ fn a_watch_that_gets_410_gone_relists_and_loses_no_pod() {
     assert!(restarts >= 1, "{metrics}");
 }
 
+/// Issue 19: with the real apiserver stopped, /readyz kept answering 200 (it only said "listed
+/// once") and nothing on /metrics showed the watches failing. Now: 503 while a watch cannot be
+/// re-established, the failures counted, and back to 200 once the server is back, with no
+/// Event written twice and the process still running.
+#[test]
+fn issue_19_an_unreachable_api_server_turns_readyz_503_and_counts_failed_watches() {
+    let c = Cluster::start("nfs-client-missing", Options::new());
+    let mut w = c.watch(FAST);
+    let base = w.http_base();
+    wait_until("Events written", Duration::from_secs(20), || {
+        c.diagnoses().len() == 2
+    });
+    wait_until("ready", Duration::from_secs(10), || {
+        http_get(&base, "/readyz").0 == 200
+    });
+    let metric = |body: &str, name: &str| -> u64 {
+        body.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+
+    c.api.set_down(true);
+    wait_until(
+        "/readyz 503 while the server is down",
+        Duration::from_secs(15),
+        || http_get(&base, "/readyz").0 == 503,
+    );
+    w.wait_log("/readyz answers 503", Duration::from_secs(5));
+    let (code, body) = http_get(&base, "/metrics");
+    assert_eq!(code, 200);
+    assert!(
+        metric(&body, "volmnt_watch_errors_total{resource=\"pods\"}") >= 1,
+        "{body}"
+    );
+    assert_eq!(
+        metric(&body, "volmnt_watch_failing{resource=\"pods\"}"),
+        1,
+        "{body}"
+    );
+    assert!(body.contains("volmnt_cache_synced 0\n"), "{body}");
+    // Still 503 a while later: the watchers keep failing, nothing turned it green.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(http_get(&base, "/readyz").0, 503);
+    assert!(w.child.try_wait().unwrap().is_none(), "still running");
+
+    c.api.set_down(false);
+    wait_until(
+        "/readyz 200 once the server is back",
+        Duration::from_secs(45),
+        || http_get(&base, "/readyz").0 == 200,
+    );
+    w.wait_log("ready again", Duration::from_secs(5));
+    let body = metrics_with(&base, &["volmnt_cache_synced 1\n"]);
+    assert_eq!(
+        metric(&body, "volmnt_watch_failing{resource=\"pods\"}"),
+        0,
+        "{body}"
+    );
+    // The same two Events, none written twice.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(c.diagnoses().len(), 2, "{:#?}", c.diagnoses());
+    assert_eq!(w.terminate(), 0, "{}", w.log());
+}
+
 #[test]
 fn dry_run_writes_nothing_and_logs_what_it_would_write() {
     let c = Cluster::start("nfs-client-missing", Options::new());

@@ -60,6 +60,8 @@ pub struct Cluster {
     /// Requests by API verb (get, list, watch, create, update, patch, delete).
     by_verb: Arc<[AtomicUsize; VERBS.len()]>,
     denied: Arc<Mutex<Vec<Denied>>>,
+    /// When the server last accepted a watch, by request path (transport::WatchHook).
+    watches_accepted: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>>,
 }
 
 /// The verbs requests are counted by (the apiserver's names for them).
@@ -206,7 +208,15 @@ impl Cluster {
             });
         let setup =
             |e: kube::Error| Error::Unreachable(format!("setting up the client for {target}: {e}"));
-        let client = super::transport::api_client(&config, hook.clone()).map_err(setup)?;
+        let watches_accepted: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>> =
+            Arc::default();
+        let accepted = watches_accepted.clone();
+        let watched: super::transport::WatchHook = Arc::new(move |path: &str| {
+            if let Ok(mut m) = accepted.lock() {
+                m.insert(path.to_string(), std::time::Instant::now());
+            }
+        });
+        let client = super::transport::api_client(&config, hook.clone(), watched).map_err(setup)?;
         let exec_client = super::transport::exec_client(config, hook).map_err(setup)?;
         Ok(Cluster {
             client,
@@ -217,7 +227,16 @@ impl Cluster {
             requests,
             by_verb,
             denied: Arc::new(Mutex::new(Vec::new())),
+            watches_accepted,
         })
+    }
+
+    /// When the server last accepted a watch on this path (`/api/v1/pods`), if it ever did.
+    pub fn watch_accepted(&self, path: &str) -> Option<std::time::Instant> {
+        self.watches_accepted
+            .lock()
+            .ok()
+            .and_then(|m| m.get(path).copied())
     }
 
     /// How many HTTP requests were sent so far (`-v` prints it).

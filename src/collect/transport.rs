@@ -19,8 +19,59 @@ use tower::ServiceBuilder;
 /// Counts requests as they leave (the `-v` line, the benches).
 pub type RequestHook = Arc<dyn Fn(&http::Request<kube::client::Body>) + Send + Sync>;
 
+/// Told the path of each watch request the server accepted (a 2xx answer). A watch that resumes
+/// and has nothing to report yields no item, so this is the only sign that it is healthy again
+/// (`volmnt watch`'s readiness after an API server outage).
+pub type WatchHook = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The tower layer that calls a [`WatchHook`] when a watch request is answered with success.
+#[derive(Clone)]
+struct ObserveWatches<S> {
+    inner: S,
+    hook: WatchHook,
+}
+
+fn is_watch(uri: &http::Uri) -> bool {
+    uri.query()
+        .is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"))
+}
+
+impl<S, B, R> tower::Service<http::Request<B>> for ObserveWatches<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+    S::Error: 'static,
+    R: 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        let watch = is_watch(req.uri()).then(|| req.uri().path().to_string());
+        let fut = self.inner.call(req);
+        let hook = self.hook.clone();
+        Box::pin(async move {
+            let r = fut.await;
+            if let (Some(path), Ok(resp)) = (&watch, &r) {
+                if resp.status().is_success() {
+                    hook(path);
+                }
+            }
+            r
+        })
+    }
+}
+
 /// A client for API reads and writes: one connection, HTTP/2 when the server offers it.
-pub fn api_client(config: &Config, hook: RequestHook) -> kube::Result<Client> {
+pub fn api_client(config: &Config, hook: RequestHook, watched: WatchHook) -> kube::Result<Client> {
     // hyper-rustls offers `h2` and `http/1.1` by ALPN from enable_http2/enable_http1.
     let tls = config.rustls_client_config()?;
     let mut http = HttpConnector::new();
@@ -50,6 +101,10 @@ pub fn api_client(config: &Config, hook: RequestHook) -> kube::Result<Client> {
             r
         })
         .map_err(tower::BoxError::from)
+        .layer(tower::layer::layer_fn(move |inner| ObserveWatches {
+            inner,
+            hook: watched.clone(),
+        }))
         .service(client);
     Ok(Client::new(service, config.default_namespace.clone()))
 }

@@ -87,7 +87,11 @@ pub enum Update {
 /// Health of the watch, for metrics and logs.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
+    /// Every resource listed, and none failing now: the cache is in sync (what /readyz says).
     pub synced: bool,
+    /// Resources whose list or watch is failing now (the API server unreachable, an error
+    /// answer), each with the number of its feeds failing.
+    pub failing: Vec<(String, u64)>,
     /// Objects held, by resource.
     pub cached: Vec<(String, u64)>,
     /// Relists after the first list, by resource.
@@ -346,6 +350,13 @@ struct Feed {
     restarts: u64,
     errors: u64,
     denied: bool,
+    /// The request path of this feed's lists and watches (`/api/v1/namespaces/x/pods`).
+    path: String,
+    /// The last list or watch error with no success after it: while set, this resource's
+    /// cache may be stale and the watch is not ready. Cleared by the next object or list end,
+    /// or by the server accepting a watch on `path` after it (a resumed watch with nothing to
+    /// report yields no item).
+    last_error: Option<Instant>,
     /// The writer of this feed's reflector store, when it has one (by type, in `Writers`).
     writer: usize,
 }
@@ -369,18 +380,59 @@ fn trim<K: Resource>(o: &mut K) {
     o.meta_mut().managed_fields = None;
 }
 
+/// How long a failed list or watch waits before its next try: 800 ms, doubling, at most 5 s
+/// (client-go's reflector goes up to 30 s). On the real apiserver stopped for 20 s, 30 s meant
+/// the cache stayed stale (and /readyz 503) for up to 19 s after the server was back; eleven
+/// watches retried every 5 s are still a light load on a server that is down.
+#[derive(Debug, Clone)]
+struct WatchBackoff {
+    next: Duration,
+}
+
+impl WatchBackoff {
+    const FIRST: Duration = Duration::from_millis(800);
+    const MAX: Duration = Duration::from_secs(5);
+
+    fn new() -> WatchBackoff {
+        WatchBackoff { next: Self::FIRST }
+    }
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        let d = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        // A little spread, so the watches of one process do not retry in lockstep.
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|t| t.subsec_nanos())
+            .unwrap_or(0);
+        Some(d + Duration::from_millis(u64::from(nanos % 200)))
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+}
+
 fn feed<K>(
     api: Api<K>,
     cfg: watcher::Config,
     idx: usize,
     wrap: fn(WEvent<K>) -> Payload,
     modify: fn(&mut K),
+    paths: &mut HashMap<usize, String>,
 ) -> BoxStream<'static, Item>
 where
     K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
+    paths.insert(idx, api.resource_url().to_string());
     watcher::watcher(api, cfg)
-        .default_backoff()
+        .backoff(WatchBackoff::new())
         .modify(modify)
         .map(move |r| (idx, r.map(wrap)))
         .boxed()
@@ -402,8 +454,12 @@ pub struct Collector {
     /// Pending pods that become old enough at this Unix second.
     due: BTreeMap<i64, HashSet<PodKey>>,
     was_synced: bool,
+    /// Whether the last look found a feed failing (to log the change once).
+    was_failing: bool,
     next_resync: Instant,
     target: String,
+    /// For when the server last accepted each feed's watch.
+    cluster: Cluster,
     log: Arc<dyn Fn(String) + Send + Sync>,
 }
 
@@ -436,6 +492,7 @@ impl Collector {
         };
         let page = |c: watcher::Config| c.page_size(opts.page_size);
         let mut feeds: Vec<Feed> = Vec::new();
+        let mut paths: HashMap<usize, String> = HashMap::new();
         let mut streams = SelectAll::new();
         let mut writers = Writers::default();
         let mut add = |resource: &'static str,
@@ -454,6 +511,8 @@ impl Collector {
                 restarts: 0,
                 errors: 0,
                 denied: false,
+                path: String::new(),
+                last_error: None,
                 writer,
             });
             feeds.len() - 1
@@ -482,6 +541,7 @@ impl Collector {
                 i,
                 Payload::Pod,
                 trim,
+                &mut paths,
             ));
             // Our own VolumeDiagnosis events are not evidence: leave them out at the source.
             let ecfg = page(watcher::Config::default())
@@ -493,6 +553,7 @@ impl Collector {
                 i,
                 Payload::Event,
                 trim,
+                &mut paths,
             ));
             let w = Writer::default();
             pvc_stores.push((ns.clone(), w.as_reader()));
@@ -510,6 +571,7 @@ impl Collector {
                 i,
                 Payload::Pvc,
                 trim,
+                &mut paths,
             ));
             let w = Writer::default();
             cm_stores.push((ns.clone(), w.as_reader()));
@@ -528,6 +590,7 @@ impl Collector {
                 i,
                 Payload::ConfigMap,
                 trim,
+                &mut paths,
             ));
             if !opts.read_secrets {
                 continue;
@@ -543,6 +606,7 @@ impl Collector {
                 i,
                 Payload::Secret,
                 trim,
+                &mut paths,
             ));
         }
         macro_rules! cluster_feed {
@@ -557,6 +621,7 @@ impl Collector {
                     i,
                     $payload,
                     $modify,
+                    &mut paths,
                 ));
                 reader
             }};
@@ -602,6 +667,9 @@ impl Collector {
             Payload::Class,
             trim
         );
+        for (i, p) in paths {
+            feeds[i].path = p;
+        }
         let cache = Cache {
             pods: HashMap::new(),
             by_claim: HashMap::new(),
@@ -636,8 +704,10 @@ impl Collector {
             reported: HashMap::new(),
             due: BTreeMap::new(),
             was_synced: false,
+            was_failing: false,
             next_resync: Instant::now() + resync,
             target: cluster.target.clone(),
+            cluster: cluster.clone(),
             log,
         }
     }
@@ -647,6 +717,21 @@ impl Collector {
         self.feeds
             .iter()
             .all(|f| f.synced || (f.denied && !f.required))
+    }
+
+    /// Feeds whose list or watch fails now (an error with no success after it), not counting
+    /// a refused optional one (it is reported as refused, and diagnoses go on without it).
+    fn failing(&self) -> impl Iterator<Item = &Feed> {
+        self.feeds.iter().filter(|f| {
+            let Some(err) = f.last_error else {
+                return false;
+            };
+            let recovered = self
+                .cluster
+                .watch_accepted(&f.path)
+                .is_some_and(|ok| ok > err);
+            !recovered && (!f.denied || f.required)
+        })
     }
 
     /// Reads refused so far (`list secrets in namespace x`), for cases and logs.
@@ -669,7 +754,23 @@ impl Collector {
         v
     }
 
-    pub fn stats(&self) -> Stats {
+    pub fn stats(&mut self) -> Stats {
+        let mut failing: BTreeMap<String, u64> = BTreeMap::new();
+        for f in self.failing() {
+            *failing.entry(f.resource.to_string()).or_default() += 1;
+        }
+        let now_failing = !failing.is_empty();
+        if now_failing != self.was_failing && self.was_synced {
+            self.was_failing = now_failing;
+            (self.log)(if now_failing {
+                format!(
+                    "watch failing for {}: the cache may be stale, /readyz answers 503 until it is re-established",
+                    failing.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            } else {
+                "every watch re-established: ready again".to_string()
+            });
+        }
         let mut restarts: BTreeMap<String, u64> = BTreeMap::new();
         let mut errors: BTreeMap<String, u64> = BTreeMap::new();
         for f in &self.feeds {
@@ -694,7 +795,8 @@ impl Collector {
             ("secrets".to_string(), c.secrets.len() as u64),
         ];
         Stats {
-            synced: self.synced(),
+            synced: self.synced() && !now_failing,
+            failing: failing.into_iter().collect(),
             cached,
             restarts: restarts.into_iter().collect(),
             errors: errors.into_iter().collect(),
@@ -898,6 +1000,10 @@ impl Collector {
         let mut relisted = false;
         {
             let f = &mut self.feeds[idx];
+            // Init comes before the list is even tried; anything else is data the server sent.
+            if phase != Phase::Init {
+                f.last_error = None;
+            }
             match phase {
                 Phase::Init => {
                     if f.synced {
@@ -1037,6 +1143,7 @@ impl Collector {
             .map(|n| format!(" in namespace {n}"))
             .unwrap_or_default();
         if api_code == Some(403) {
+            f.last_error = Some(Instant::now());
             if !f.denied {
                 f.denied = true;
                 let what = Access {
@@ -1066,10 +1173,16 @@ impl Collector {
             // kube's watcher lists again on its next step; counted as a restart at its Init.
             return;
         }
-        (self.log)(format!(
-            "watching {}{scope}: {e} (retrying with back-off)",
-            f.resource
-        ));
+        // One line per failure, not per retry: an API server down for minutes would
+        // otherwise log every resource every few seconds (volmnt_watch_errors_total counts them).
+        let first = f.last_error.is_none();
+        f.last_error = Some(Instant::now());
+        if first {
+            (self.log)(format!(
+                "watching {}{scope}: {e} (retrying with back-off; further errors are counted in volmnt_watch_errors_total)",
+                f.resource
+            ));
+        }
     }
 
     fn on_pod(&mut self, idx: usize, e: WEvent<Pod>) {
@@ -1210,4 +1323,21 @@ fn involved_pod(e: &CoreEvent) -> PodKey {
             .unwrap_or_default(),
         e.involved_object.name.clone().unwrap_or_default(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_double_from_800_ms_to_at_most_5_s_and_start_over_on_reset() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::new();
+        let waits: Vec<u128> = (0..6).map(|_| b.next().unwrap().as_millis()).collect();
+        for (w, base) in waits.iter().zip([800, 1600, 3200, 5000, 5000, 5000]) {
+            assert!((base..base + 200).contains(w), "{waits:?}");
+        }
+        b.reset();
+        assert!(b.next().unwrap() < Duration::from_secs(1));
+    }
 }

@@ -96,7 +96,15 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         || !case.messages.is_empty()
         || !case.volume_attachments.is_empty();
     let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
-    if !has_messages && !has_state {
+    // The node's status says which volumes its kubelet waits for (status.volumesInUse): an
+    // attach that nothing makes leaves no event at all (an in-tree iSCSI volume without the
+    // attach/detach controller, seen on the real cluster), so the saved objects are the case.
+    let node_waits = case.pod.is_some()
+        && case
+            .node()
+            .and_then(|n| n.status.as_ref()?.volumes_in_use.as_ref())
+            .is_some_and(|v| !v.is_empty());
+    if !has_messages && !has_state && !node_waits {
         return Err(Error::input(
             sources
                 .iter()
@@ -226,18 +234,28 @@ fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
     })
 }
 
-/// What kubelet's log lines about this pod name: its UID, its volume names, claims and PVs.
+/// What kubelet's log lines about this pod name: its UID and its PVs (and a local PV's
+/// device). Not the pod's volume names: "data" names a volume of half the pods on a node, and
+/// on the real node the probe then read the other pods' failures as this pod's (an NFS mount
+/// error quoted for a pod with a loop device). Kubelet's lines about a pod's volume carry the
+/// pod's UID (`podName:UID`, `(UID: "...")`, `volumes/kubernetes.io~nfs/...` under the pod's
+/// directory) or, for the device steps, the PV's name.
 fn log_names(case: &Case) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(pod) = &case.pod {
         out.extend(pod.metadata.uid.clone());
-        for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
-            if v.persistent_volume_claim.is_some() || v.csi.is_some() || v.ephemeral.is_some() {
-                out.push(v.name.clone());
-            }
-        }
     }
     out.extend(case.pvs.iter().filter_map(|p| p.metadata.name.clone()));
+    // A local PV on a block device: mount-utils logs what it found on the device (fsck's
+    // verdict, "Found a dos partition table in /dev/sdb", "current format is ...") with the
+    // device's path only, not the volume's name (seen on the real node, tests/real).
+    out.extend(
+        case.pvs
+            .iter()
+            .filter_map(|p| p.spec.as_ref()?.local.as_ref())
+            .map(|l| l.path.clone())
+            .filter(|p| p.starts_with("/dev/")),
+    );
     out.sort();
     out.dedup();
     out
@@ -555,4 +573,40 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
         out.push_str(&render::text::report(&doc.reports[i], style));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Issue 19: on the real node every test pod's volume was called "data", and matching the
+    /// kubelet's log by that name made one pod's report quote another pod's NFS failure.
+    #[test]
+    fn the_kubelet_log_is_matched_by_the_pods_uid_pvs_and_devices_never_a_volume_name() {
+        let case = Case {
+            pod: Some(
+                serde_json::from_value(json!({
+                    "metadata": {"name": "app", "namespace": "default", "uid": "2887c883-dbd8-4ed6-89e1-080eb54bd540"},
+                    "spec": {"containers": [{"name": "c"}],
+                             "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]},
+                }))
+                .unwrap(),
+            ),
+            pvs: vec![serde_json::from_value(json!({
+                "metadata": {"name": "pv-local-1"},
+                "spec": {"local": {"path": "/dev/loop2"}},
+            }))
+            .unwrap()],
+            ..Case::default()
+        };
+        assert_eq!(
+            log_names(&case),
+            [
+                "/dev/loop2",
+                "2887c883-dbd8-4ed6-89e1-080eb54bd540",
+                "pv-local-1"
+            ]
+        );
+    }
 }

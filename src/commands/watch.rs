@@ -157,7 +157,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
                 updates = collector.next() => {
                     let leader = leadership.is_leader();
                     handle(updates, &sink, &metrics, leader, args.concurrency as usize, global.conn.request_timeout, &log).await;
-                    refresh(&metrics, &collector, &cluster);
+                    refresh(&metrics, &mut collector, &cluster);
                 }
                 became = leadership.changed() => {
                     metrics.set_leader(became);
@@ -166,7 +166,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
                         collector.mark_all();
                     }
                 }
-                _ = tick.tick() => refresh(&metrics, &collector, &cluster),
+                _ = tick.tick() => refresh(&metrics, &mut collector, &cluster),
                 sig = super::interrupted() => break sig,
             }
         };
@@ -180,9 +180,10 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
 }
 
 /// The watch's health and the request counts, into the metrics.
-fn refresh(metrics: &Metrics, collector: &Collector, cluster: &Cluster) {
+fn refresh(metrics: &Metrics, collector: &mut Collector, cluster: &Cluster) {
     let s = collector.stats();
     metrics.set_synced(s.synced);
+    metrics.set_watch_failing(&s.cached, s.failing);
     metrics.set_cached(s.cached);
     metrics.set_watch_stats(s.restarts, s.errors);
     metrics.set_api_requests(cluster.requests_by_verb());

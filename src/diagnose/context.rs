@@ -47,6 +47,11 @@ pub struct Hints {
 }
 
 impl Hints {
+    /// The hint for exactly this pod volume or PV name.
+    pub fn get(&self, name: &str) -> Option<&VolumeHint> {
+        self.by_name.get(name)
+    }
+
     /// The hint for the volume a message names, or the pod's only storage volume.
     pub fn for_volume(&self, name: Option<&str>) -> Option<&VolumeHint> {
         name.and_then(|n| {
@@ -392,7 +397,34 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
         return h;
     };
     apply_source(&mut h, src, &format!("pod volume {}", v.name));
+    h.unique_names = inline_unique_names(v);
     h
+}
+
+/// The unique names of an attachable volume written inline in a pod spec (the same as for a
+/// PV with that source, see `unique_names`): iscsi `portal:iqn:lun`, rbd `pool:image`, fc.
+pub fn inline_unique_names(v: &Volume) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(i) = &v.iscsi {
+        out.push(format!(
+            "kubernetes.io/iscsi/{}:{}:{}",
+            i.target_portal, i.iqn, i.lun
+        ));
+    }
+    if let Some(r) = &v.rbd {
+        let pool = r.pool.as_deref().unwrap_or("rbd");
+        out.push(format!("kubernetes.io/rbd/{pool}:{}", r.image));
+    }
+    if let Some(f) = &v.fc {
+        let wwns = f.target_wwns.clone().unwrap_or_default();
+        let wwids = f.wwids.clone().unwrap_or_default();
+        match (wwns.is_empty(), f.lun) {
+            (false, Some(lun)) => out.push(format!("kubernetes.io/fc/[{}]:{lun}", wwns.join(" "))),
+            _ if !wwids.is_empty() => out.push(format!("kubernetes.io/fc/[{}]", wwids.join(" "))),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The unique volume names a node's status.volumesInUse and volumesAttached use for a PV:

@@ -632,6 +632,17 @@ fn client_for(ctx: &MsgContext) -> Option<&'static str> {
         _ => {}
     }
     let out = ctx.error.output.as_deref().unwrap_or("");
+    // An in-tree iSCSI volume: its attacher runs iscsiadm (WaitForAttach, MountDevice), and
+    // Go's exec error says only "executable file not found in $PATH", naming no program; the
+    // volume's fsType (ext4) is then no clue to what is missing (seen on the real kubelet).
+    let iscsi = ctx.volume.as_ref().is_some_and(|h| {
+        h.unique_names
+            .iter()
+            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
+    });
+    if iscsi && TOOL_MISSING.captures(out).is_none() {
+        return Some("iscsi");
+    }
     let t = format!("{out} {}", ctx.fstype.as_deref().unwrap_or(""));
     client_in_text(&t)
 }
@@ -1364,6 +1375,18 @@ pub fn describe_volume(v: &Volume) -> String {
         "projected".into()
     } else if v.ephemeral.is_some() {
         "ephemeral claim".into()
+    } else if let Some(i) = &v.iscsi {
+        format!("iscsi {} {} lun {}", i.target_portal, i.iqn, i.lun)
+    } else if v.fc.is_some() {
+        "fc".into()
+    } else if let Some(f) = &v.flex_volume {
+        format!("flexVolume {}", f.driver)
+    } else if v.cephfs.is_some() {
+        "cephfs".into()
+    } else if let Some(g) = &v.glusterfs {
+        format!("glusterfs {}", g.path)
+    } else if v.downward_api.is_some() {
+        "downwardAPI".into()
     } else {
         "other".into()
     };

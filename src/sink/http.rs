@@ -2,8 +2,10 @@
 //!
 //! `/healthz` answers 200 while the process serves at all (a liveness probe restarts a process
 //! that stopped answering). `/readyz` answers 200 once every watched resource has been listed
-//! and 503 before, so a rollout waits for the cache; a replica that is not the leader is still
-//! ready (it holds a warm cache and takes over when the leader goes).
+//! and 503 before, so a rollout waits for the cache, and 503 again while a watch fails (the API
+//! server is unreachable or answers with errors: the cache may be stale) until it is
+//! re-established; a replica that is not the leader is still ready (it holds a warm cache and
+//! takes over when the leader goes).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -48,7 +50,8 @@ pub fn answer(method: &Method, path: &str, metrics: &Metrics) -> Response<Full<B
                 reply(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "text/plain; charset=utf-8",
-                    "the watch cache is not synced yet\n".into(),
+                    "the watch cache is not in sync (not listed yet, or a watch is failing)\n"
+                        .into(),
                 )
             }
         }

@@ -53,6 +53,7 @@ struct Inner {
     api_requests: BTreeMap<String, u64>,
     watch_restarts: BTreeMap<String, u64>,
     watch_errors: BTreeMap<String, u64>,
+    watch_failing: BTreeMap<String, u64>,
     cached: BTreeMap<String, u64>,
     events: BTreeMap<String, u64>,
     leader: bool,
@@ -106,6 +107,14 @@ impl Metrics {
         self.with(|m| {
             m.watch_restarts = restarts.into_iter().collect();
             m.watch_errors = errors.into_iter().collect();
+        });
+    }
+
+    /// Per resource: its watches failing now (0 for every resource listed in `all`).
+    pub fn set_watch_failing(&self, all: &[(String, u64)], failing: Vec<(String, u64)>) {
+        self.with(|m| {
+            m.watch_failing = all.iter().map(|(r, _)| (r.clone(), 0)).collect();
+            m.watch_failing.extend(failing);
         });
     }
 
@@ -262,6 +271,18 @@ fn render(m: &Inner) -> String {
     );
     header(
         &mut out,
+        "volmnt_watch_failing",
+        "gauge",
+        "Watches of a resource that fail now (an error and no success since: the API server unreachable, an error answer); /readyz is 503 while any is.",
+    );
+    per_label(
+        &mut out,
+        "volmnt_watch_failing",
+        "resource",
+        &m.watch_failing,
+    );
+    header(
+        &mut out,
         "volmnt_cache_objects",
         "gauge",
         "Objects held in the watch cache, by resource.",
@@ -285,7 +306,7 @@ fn render(m: &Inner) -> String {
         &mut out,
         "volmnt_cache_synced",
         "gauge",
-        "1 once every watched resource has been listed.",
+        "1 once every watched resource has been listed, and while no watch is failing.",
     );
     let _ = writeln!(out, "volmnt_cache_synced {}", u8::from(m.synced));
     out

@@ -53,8 +53,10 @@
 //!   ReplicaSets and StatefulSets stored like any object (no controller). The messages were
 //!   checked against a kube-apiserver and kubelet v1.36.2.
 //! - DaemonSets (apps/v1) with a small DaemonSet controller (a pod per eligible node: nodeSelector,
-//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; the fake
-//!   binds the pod to its node itself, having no scheduler) and a garbage collector that deletes
+//!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; each pod's
+//!   affinity names its node, as the real controller's; the fake binds the pod to its node
+//!   itself, having no scheduler, except on a node with `allocatable.pods: "0"`, where it stays
+//!   Pending with PodScheduled=False/Unschedulable as the real scheduler leaves it) and a garbage collector that deletes
 //!   an object's dependents (`ownerReferences`) with it unless `propagationPolicy: Orphan`.
 //!
 //! What is simplified (plainly): no admission (a namespace need not exist; no service-account
@@ -674,6 +676,13 @@ impl FakeApi {
     /// last resourceVersion they saw (which, after `compact()`, is answered with 410 Gone).
     pub fn close_watches(&self) {
         self.shared.watch_gen.send_modify(|g| *g += 1);
+    }
+
+    /// Down: every open connection (watches included) is closed and new connections are
+    /// closed as soon as they are accepted, as when the apiserver process is stopped; the
+    /// store is kept, as etcd keeps it. Up again: served as before (resourceVersions go on).
+    pub fn set_down(&self, down: bool) {
+        self.shared.down.send_replace(down);
     }
 
     /// Watch streams open right now.
@@ -1365,6 +1374,9 @@ struct Shared {
     exec_sessions: Mutex<Vec<ExecSession>>,
     /// Bumped by `close_watches`: every open watch stream ends.
     watch_gen: tokio::sync::watch::Sender<u64>,
+    /// `set_down(true)`: every connection is closed and new ones are dropped at once, as when
+    /// the apiserver process is stopped.
+    down: tokio::sync::watch::Sender<bool>,
     open_watches: Arc<AtomicUsize>,
     /// The server's TLS setup, when it serves HTTPS.
     tls: Option<Tls>,
@@ -1538,6 +1550,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         seq: AtomicU64::new(0),
         exec_sessions: Mutex::new(Vec::new()),
         watch_gen: tokio::sync::watch::channel(0).0,
+        down: tokio::sync::watch::channel(false).0,
         open_watches: Arc::new(AtomicUsize::new(0)),
         tls: tls.then(|| Tls::new(http1_only)),
         connections: AtomicUsize::new(0),
@@ -1558,11 +1571,21 @@ async fn serve(
     mut shutdown: oneshot::Receiver<()>,
 ) {
     let mut conns = tokio::task::JoinSet::new();
+    let mut down = shared.down.subscribe();
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
+            Ok(()) = down.changed() => {
+                if *down.borrow_and_update() {
+                    conns.abort_all();
+                }
+            }
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                if *shared.down.borrow() {
+                    drop(stream);
+                    continue;
+                }
                 let _ = stream.set_nodelay(true);
                 shared.connections.fetch_add(1, Ordering::SeqCst);
                 let shared = shared.clone();
@@ -2584,6 +2607,7 @@ fn create(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     }
     let mut stored = to_store(def, obj);
     validate_event(def, &stored)?;
+    validate_node_affinity(def, &stored)?;
     if call.dry_run() {
         set_rv(&mut stored, state.rv);
         return Ok(json_response(201, &view(def, &stored)));
@@ -2790,6 +2814,96 @@ fn validate_event(def: &ResDef, ev: &Value) -> Result<(), Response<Body>> {
     ))
 }
 
+/// A pod spec's required node affinity, as kube-apiserver validates it
+/// (pkg/apis/core/validation/validation.go, ValidateNodeFieldSelectorRequirement): a
+/// `matchFields` requirement with `In` or `NotIn` takes exactly one value (several node names
+/// need one term each), else 422 Invalid. Checked on Pods and on the pod templates of
+/// DaemonSets, Deployments, ReplicaSets, StatefulSets and Jobs. The real apiserver refused
+/// volmnt's first probe DaemonSet for named nodes this way (issue 19); the fake accepted it.
+fn validate_node_affinity(def: &ResDef, obj: &Value) -> Result<(), Response<Body>> {
+    let (spec_path, field_prefix) = match (def.store_group(), def.resource.as_str()) {
+        ("", "pods") => ("/spec", "spec"),
+        ("apps", "daemonsets" | "deployments" | "replicasets" | "statefulsets")
+        | ("batch", "jobs") => ("/spec/template/spec", "spec.template.spec"),
+        _ => return Ok(()),
+    };
+    let Some(terms) = obj
+        .pointer(&format!(
+            "{spec_path}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"
+        ))
+        .and_then(Value::as_array)
+    else {
+        return Ok(());
+    };
+    let mut errs: Vec<(String, String, String)> = Vec::new();
+    for (i, t) in terms.iter().enumerate() {
+        let fields = t.get("matchFields").and_then(Value::as_array);
+        for (j, f) in fields.into_iter().flatten().enumerate() {
+            let at = format!(
+                "{field_prefix}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}].matchFields[{j}]"
+            );
+            match f.get("operator").and_then(Value::as_str).unwrap_or("") {
+                "In" | "NotIn" => {
+                    let n = f
+                        .get("values")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    if n != 1 {
+                        errs.push((
+                            format!("{at}.values"),
+                            "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector".into(),
+                            "FieldValueRequired".into(),
+                        ));
+                    }
+                }
+                op => errs.push((
+                    format!("{at}.operator"),
+                    format!(
+                        "Invalid value: {}: not a valid selector operator",
+                        go_quote(op)
+                    ),
+                    "FieldValueInvalid".into(),
+                )),
+            }
+        }
+    }
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let list: Vec<String> = errs.iter().map(|(f, m, _)| format!("{f}: {m}")).collect();
+    // errors.NewInvalid names the kind with its group: `DaemonSet.apps "x" is invalid: ...`.
+    let kind = if def.group.is_empty() {
+        def.kind.clone()
+    } else {
+        format!("{}.{}", def.kind, def.group)
+    };
+    let message = format!(
+        "{kind} {} is invalid: {}",
+        go_quote(name),
+        if list.len() == 1 {
+            list[0].clone()
+        } else {
+            format!("[{}]", list.join(", "))
+        }
+    );
+    let causes: Vec<Value> = errs
+        .iter()
+        .map(|(f, m, r)| json!({ "reason": r, "message": m, "field": f }))
+        .collect();
+    Err(status(
+        422,
+        "Invalid",
+        &message,
+        Some(
+            json!({ "name": name, "group": def.store_group(), "kind": def.kind, "causes": causes }),
+        ),
+    ))
+}
+
 fn url_ns_if(def: &ResDef, ns: &str) -> String {
     if def.namespaced {
         ns.to_string()
@@ -2889,6 +3003,7 @@ fn update(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     keep_server_fields(&old_view, &mut obj);
     let stored = to_store(def, obj);
     validate_event(def, &stored)?;
+    validate_node_affinity(def, &stored)?;
     if call.dry_run() {
         return Ok(json_response(200, &view(def, &stored)));
     }
@@ -4395,6 +4510,7 @@ fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
     };
     let ds_uid = ds.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
     let mut scheduled = 0;
+    let node_count = nodes.len();
     for node in nodes {
         let node_name = node
             .pointer("/metadata/name")
@@ -4437,18 +4553,43 @@ fn daemonset_controller(shared: &Arc<Shared>, call: &Call) {
             "apiVersion": "apps/v1", "kind": "DaemonSet", "name": name, "uid": ds_uid,
             "controller": true, "blockOwnerDeletion": true,
         }]);
+        // As the real controller (pkg/controller/daemon/util
+        // ReplaceDaemonSetPodNodeNameNodeAffinity): each pod's required node affinity becomes
+        // one matchFields term naming its node, and the scheduler binds it.
         let mut spec = tspec.clone();
-        spec["nodeName"] = json!(node_name);
+        spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
+            "nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node_name]}
+            ]}]
+        });
+        // A node with no room for pods (allocatable pods "0", as an API-only Node without a
+        // kubelet has) is never bound: the pod stays Pending with the scheduler's reason, as
+        // on the real cluster. The others the fake binds at once, having no scheduler.
+        let room = node
+            .pointer("/status/allocatable/pods")
+            .and_then(Value::as_str)
+            != Some("0");
+        if room {
+            spec["nodeName"] = json!(node_name);
+        }
         let mut pod = json!({ "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec });
         default_pod(&mut pod);
+        if !room {
+            pod["status"] = json!({"phase": "Pending", "conditions": [{
+                "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": format!("0/{} nodes are available: 1 Too many pods, {} node(s) didn't satisfy plugin(s) [NodeAffinity].", node_count, node_count - 1),
+            }]});
+        }
         {
             let mut state = shared.state();
             let key = pod_key(&ns, &pod_name);
             let ev = state.commit("ADDED", key, Some(pod.clone()));
             let _ = shared.events.send(ev);
         }
-        scheduled += 1;
-        kubelet_start_pod(shared, &ns, &pod);
+        if room {
+            scheduled += 1;
+            kubelet_start_pod(shared, &ns, &pod);
+        }
     }
     let mut state = shared.state();
     if let Some(mut ds) = state.objects.get(&ds_key).cloned() {

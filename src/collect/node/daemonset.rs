@@ -83,12 +83,17 @@ pub fn daemonset(name: &str, id: &str, nodes: Option<&[String]>, o: &ExecOptions
     m.remove("activeDeadlineSeconds");
     m.insert("restartPolicy".into(), json!("Always"));
     if let Some(nodes) = nodes {
+        // One term per node (terms are ORed): the apiserver refuses a `matchFields` requirement
+        // whose `In` has more than one value (422 "must be only one value when `operator` is
+        // 'In' or 'NotIn' for node field selector"), so the names cannot share one term.
+        let terms: Vec<serde_json::Value> = nodes
+            .iter()
+            .map(|n| json!({"matchFields": [{"key": "metadata.name", "operator": "In", "values": [n]}]}))
+            .collect();
         m.insert(
             "affinity".into(),
             json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": nodes}
-                ]}]
+                "nodeSelectorTerms": terms
             }}}),
         );
     }
@@ -192,6 +197,34 @@ pub async fn run_all(
 /// Every pod of the run, by node, as last listed.
 type PodsByNode = Arc<HashMap<String, Pod>>;
 
+/// The node a run's pod is for: where it is bound, or, before the scheduler has placed it, the
+/// node its required affinity names (the DaemonSet controller gives each pod one `matchFields`
+/// term on `metadata.name`). On the real cluster a pod for a node that cannot take it stays
+/// unbound, and was reported as "no pod placed there" instead of with the scheduler's reason.
+fn node_of(p: &Pod) -> Option<String> {
+    let spec = p.spec.as_ref()?;
+    if let Some(n) = &spec.node_name {
+        return Some(n.clone());
+    }
+    let terms = &spec
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?
+        .node_selector_terms;
+    let mut names = terms
+        .iter()
+        .flat_map(|t| t.match_fields.iter().flatten())
+        .filter(|f| f.key == "metadata.name" && f.operator == "In")
+        .flat_map(|f| f.values.iter().flatten());
+    match (names.next(), names.next()) {
+        (Some(one), None) => Some(one.clone()),
+        _ => None,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn probe_nodes(
     client: &Client,
@@ -218,7 +251,7 @@ async fn probe_nodes(
                     let map: HashMap<String, Pod> = list
                         .items
                         .into_iter()
-                        .filter_map(|p| Some((p.spec.as_ref()?.node_name.clone()?, p)))
+                        .filter_map(|p| Some((node_of(&p)?, p)))
                         .collect();
                     tx.send_replace((Arc::new(map), None));
                 }
@@ -449,11 +482,14 @@ mod tests {
             &opts(),
         ))
         .unwrap();
+        // One term per node, one value each: what the apiserver's validation accepts.
         assert_eq!(
             named["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
-                ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
-                ["matchFields"][0]["values"],
-            json!(["n1", "n2"])
+                ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"],
+            json!([
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]},
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]},
+            ])
         );
     }
 }

@@ -379,6 +379,23 @@ pub(crate) fn pending_state(pod: Option<&Pod>) -> String {
     let Some(status) = pod.and_then(|p| p.status.as_ref()) else {
         return "not reported by the kubelet yet (is the node's kubelet running?)".into();
     };
+    // Not placed yet: the scheduler says why (a DaemonSet's pods are scheduled like any other).
+    if let Some(c) = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodScheduled" && c.status == "False")
+    {
+        return format!(
+            "{}, not scheduled ({}{})",
+            status.phase.as_deref().unwrap_or("Pending"),
+            c.reason.as_deref().unwrap_or("no reason given"),
+            c.message
+                .as_deref()
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default()
+        );
+    }
     let waiting = status
         .container_statuses
         .iter()

@@ -51,8 +51,9 @@ pub fn wrap_script(root: RemoteRoot, step_timeout_secs: u64) -> String {
 }
 
 /// The script, also asked for kubelet's and the kernel's log lines that contain one of
-/// `log_match` (a pod's UID, its volume and PV names). Only plain names are passed (letters,
-/// digits, `.`, `_`, `-`): anything else is dropped, so nothing can change the script.
+/// `log_match` (a pod's UID, its volume and PV names, a local PV's device path). Only plain
+/// names are passed (letters, digits, `.`, `_`, `-`, `/`): anything else is dropped, so nothing
+/// can change the script (the names sit between single quotes).
 pub fn wrap_script_with_logs(
     root: RemoteRoot,
     step_timeout_secs: u64,
@@ -67,7 +68,7 @@ pub fn wrap_script_with_logs(
             n.len() >= 3
                 && n.len() <= 253
                 && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'))
         })
         .collect();
     if !names.is_empty() {
@@ -356,6 +357,31 @@ async fn read_capped<R: tokio::io::AsyncRead + Unpin>(r: Option<R>, cap: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A local PV's device path reaches the probe's log match (issue 19: on the real node,
+    /// fsck's "Found a dos partition table in /dev/loop2" names only the device); anything
+    /// that could end the single quotes or run a command does not.
+    #[test]
+    fn log_match_takes_device_paths_and_drops_shell_text() {
+        let s = wrap_script_with_logs(
+            RemoteRoot::PodMount,
+            5,
+            &[
+                "/dev/loop2".into(),
+                "pvc-1".into(),
+                "x'; touch /tmp/pwned; '".into(),
+                "$(id)".into(),
+                "a\nb".into(),
+            ],
+        );
+        let line = s
+            .lines()
+            .find(|l| l.starts_with("VOLMNT_LOG_MATCH="))
+            .expect("a log match line");
+        assert_eq!(line, "VOLMNT_LOG_MATCH='/dev/loop2");
+        assert!(s.contains("\npvc-1'\nexport VOLMNT_LOG_MATCH\n"), "{s}");
+        assert!(!s.contains("pwned") && !s.contains("$(id)"));
+    }
 
     #[test]
     fn destinations_that_are_hosts_pass() {
