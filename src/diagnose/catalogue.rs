@@ -708,6 +708,7 @@ pub const TARGET_KINDS: &[&str] = &[
     "rbd_lock",
     "ceph_client",
     "device",
+    "node",
 ];
 
 /// The highest confidence a message that fits several causes may give one of them.

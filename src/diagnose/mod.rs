@@ -376,7 +376,18 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 ("detachError", &s.detach_error),
             ]
         }) {
-            if let Some(msg) = err.as_ref().and_then(|e| e.message.clone()) {
+            // Since v1.34 the error carries the CSI call's gRPC code (`errorCode`): said in the
+            // message as the drivers' own errors say it, so the same rules read it.
+            let msg = err.as_ref().and_then(|e| {
+                let m = e.message.clone()?;
+                Some(match e.error_code.and_then(grpc_code_name) {
+                    Some(code) if !m.contains("code = ") => {
+                        format!("rpc error: code = {code} desc = {m}")
+                    }
+                    _ => m,
+                })
+            });
+            if let Some(msg) = msg {
                 let object = format!("{name} (node {node}) {what}");
                 push(
                     Msg {
@@ -412,6 +423,29 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
         );
     }
     out
+}
+
+/// The name of a gRPC status code (google.golang.org/grpc/codes), as a driver's error prints it.
+fn grpc_code_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        1 => "Canceled",
+        2 => "Unknown",
+        3 => "InvalidArgument",
+        4 => "DeadlineExceeded",
+        5 => "NotFound",
+        6 => "AlreadyExists",
+        7 => "PermissionDenied",
+        8 => "ResourceExhausted",
+        9 => "FailedPrecondition",
+        10 => "Aborted",
+        11 => "OutOfRange",
+        12 => "Unimplemented",
+        13 => "Internal",
+        14 => "Unavailable",
+        15 => "DataLoss",
+        16 => "Unauthenticated",
+        _ => return None,
+    })
 }
 
 /// Diagnose one pod (or whatever the case holds).

@@ -232,6 +232,25 @@ impl Live {
                             })
                     })
             }
+            Target::Node { name } => {
+                // A node that is Ready runs what it runs: force-detaching its volumes would cut
+                // its live pods off. A NotReady node's pods are only as live as its last report;
+                // the step's own check (is it really down?) stands before it.
+                let ready = case
+                    .nodes
+                    .iter()
+                    .find(|n| n.metadata.name.as_deref() == Some(name.as_str()))
+                    .and_then(|n| n.status.as_ref()?.conditions.as_ref())
+                    .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+                    .is_none_or(|c| c.status == "True");
+                if !ready {
+                    return None;
+                }
+                self.pods
+                    .iter()
+                    .find(|p| p.node.as_deref() == Some(name.as_str()))
+                    .map(|p| format!("node {name} is Ready and runs {}", p.label()))
+            }
             Target::Device { node, volume, path } => {
                 // A pod's own volume directory belongs to that pod alone.
                 if let Some(uid) = pod_uid_in(path) {

@@ -400,6 +400,23 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     for (k, val) in &acc.vars {
         v.insert(k, val.clone());
     }
+    // Another node that holds the volume and is NotReady: it cannot let it go by itself.
+    let not_ready = |name: &str| {
+        case.nodes
+            .iter()
+            .find(|n| n.metadata.name.as_deref() == Some(name))
+            .and_then(|n| n.status.as_ref()?.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .is_some_and(|c| c.status != "True")
+    };
+    if let Some(n) = ["other_node", "va_node", "holder_node"]
+        .iter()
+        .filter_map(|k| v.get(*k))
+        .find(|n| case.node_name() != Some(n.as_str()) && not_ready(n))
+        .cloned()
+    {
+        v.insert("notready_node", n);
+    }
     // A name that goes into a command must be a plain word: what a reporter masked
     // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
     // shell syntax to a line an operator pastes.
@@ -605,6 +622,9 @@ fn targets(def: &StepDef, vars: &Vars) -> Vec<Target> {
             }),
             "ceph_client" => Some(Target::CephClient {
                 address: get("watcher_addr").or_else(|| get("locker_addr"))?,
+            }),
+            "node" => Some(Target::Node {
+                name: get("notready_node")?,
             }),
             "device" => Some(Target::Device {
                 node: get("node"),

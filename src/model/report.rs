@@ -87,6 +87,10 @@ pub enum Target {
     CephClient {
         address: String,
     },
+    /// A node as a whole (the out-of-service taint that force-detaches its volumes).
+    Node {
+        name: String,
+    },
     /// A block device or a mount on a node (`fsck -y`, `umount`).
     Device {
         node: Option<String>,
