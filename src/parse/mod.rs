@@ -8,6 +8,7 @@ pub mod mountinfo;
 pub mod objects;
 pub mod probe;
 pub mod rbd;
+pub mod transcripts;
 pub mod words;
 
 /// Words that make a message a failure report even when no pattern names its cause, matched
