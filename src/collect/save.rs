@@ -52,6 +52,10 @@ pub struct CaseFacts {
     pub configmaps: Vec<String>,
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// What is known about the pod's node (the probe's facts, or a pasted transcript's), secrets
+    /// redacted, so a replay weighs the same node evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_facts: Option<crate::model::NodeFacts>,
 }
 
 pub const CASE_KIND: &str = "VolmntCase";
@@ -119,7 +123,11 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         denied: case.denied.clone(),
         configmaps: case.configmaps.clone(),
         secrets: case.secrets.clone(),
+        node_facts: case.node_facts.clone(),
     };
+    // Redacted as a whole: flags, mount options and log lines may hold what must not be kept.
+    let mut facts = serde_json::to_value(&facts).map_err(|e| Error::Output(e.to_string()))?;
+    crate::redact::redact_value(&mut facts);
     let facts = serde_yaml::to_string(&facts).map_err(|e| Error::Output(e.to_string()))?;
     let pod = case.pod_display_name().unwrap_or("POD");
     let ns = case.pod_namespace().unwrap_or("default");
@@ -128,7 +136,7 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
          Replay: volmnt doctor pod {pod} -n {ns} --from-file {dir}\n\
          objects.yaml  the pod, the other pods on its claims, PVCs, PVs, nodes, StorageClasses, CSIDrivers, CSINodes, VolumeAttachments\n\
          events.yaml   the pod's events (core/v1)\n\
-         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data)\n",
+         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the node's facts\n",
         dir = dir.display()
     );
     let mut written = Vec::new();

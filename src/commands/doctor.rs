@@ -50,10 +50,11 @@ fn example_sources(e: Example) -> Vec<Source> {
     }
 }
 
-/// The saved inputs of `--from-file` / `--example` (read, not yet interpreted).
-fn saved_sources(args: &DoctorPodArgs) -> Result<Vec<Source>> {
+/// The saved inputs of `--from-file` / `--example` (read, not yet interpreted), and the inputs
+/// that could not be read as text (named and skipped when others are read).
+fn saved_sources(args: &DoctorPodArgs) -> Result<(Vec<Source>, Vec<offline::Skipped>)> {
     Ok(match args.example {
-        Some(e) => example_sources(e),
+        Some(e) => (example_sources(e), Vec::new()),
         None => {
             if args.from_file.iter().filter(|f| *f == "-").count() > 1 {
                 return Err(Error::Usage("`-` (stdin) can be given only once".into()));
@@ -61,12 +62,78 @@ fn saved_sources(args: &DoctorPodArgs) -> Result<Vec<Source>> {
             let max = args.max_input_mib.saturating_mul(1 << 20);
             let mut stdin = std::io::stdin();
             let mut all = Vec::new();
+            let mut skipped = Vec::new();
             for f in &args.from_file {
-                all.extend(offline::read_inputs(f, max, &mut stdin)?);
+                let (s, k) = offline::read_inputs_lenient(f, max, &mut stdin)?;
+                all.extend(s);
+                skipped.extend(k);
             }
-            all
+            (all, skipped)
         }
     })
+}
+
+/// Read every source into `case`. An input volmnt cannot read, or in which it recognises
+/// nothing, is named in the notes and skipped; only when nothing at all is read is that an
+/// input error (exit 2): the one input's own error, or each input's.
+fn add_sources(
+    case: &mut Case,
+    sources: &[Source],
+    mut skipped: Vec<offline::Skipped>,
+) -> Result<()> {
+    let mut read = 0;
+    for s in sources {
+        match offline::add_source(case, s) {
+            Ok(()) => read += 1,
+            Err(e) if offline::skippable(&e) => skipped.push((s.label.clone(), e)),
+            Err(e) => return Err(e),
+        }
+    }
+    if read == 0 {
+        return Err(match skipped.len() {
+            0 => Error::input("the input", "is empty: nothing to diagnose"),
+            1 => skipped.remove(0).1,
+            _ => Error::input(
+                skipped
+                    .iter()
+                    .map(|(l, _)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                format!(
+                    "nothing in these inputs was recognised: {}",
+                    skipped
+                        .iter()
+                        .map(|(l, e)| format!("{l}: {}", reason(e)))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ),
+        });
+    }
+    for (label, e) in skipped {
+        case.notes
+            .push(format!("{label}: skipped, not read: {}", reason(&e)));
+        case.inputs
+            .push(format!("{label}: skipped ({})", reason(&e)));
+    }
+    Ok(())
+}
+
+/// An input's error without its name (the note names it), and without the list of formats
+/// volmnt reads (`--help` has it).
+fn reason(e: &Error) -> String {
+    let s = match e {
+        Error::Input { message, .. } => message.clone(),
+        Error::Parse { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    match s.strip_prefix("not recognised: expected ") {
+        Some(rest) => match rest.find(" (found ") {
+            Some(i) => format!("not a format volmnt reads{}", &rest[i..]),
+            None => "not a format volmnt reads".into(),
+        },
+        None => s,
+    }
 }
 
 /// Build the case from saved inputs (pure apart from reading the files).
@@ -76,10 +143,8 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         namespace: args.namespace.clone(),
         ..Case::default()
     };
-    let sources = saved_sources(args)?;
-    for s in &sources {
-        offline::add_source(&mut case, s)?;
-    }
+    let (sources, skipped) = saved_sources(args)?;
+    add_sources(&mut case, &sources, skipped)?;
     if let (Some(want), Some(got)) = (
         &args.name,
         case.pod.as_ref().and_then(|p| p.metadata.name.clone()),
@@ -94,7 +159,11 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
     let has_messages = !case.events.is_empty()
         || !case.logs.is_empty()
         || !case.messages.is_empty()
-        || !case.volume_attachments.is_empty();
+        || !case.volume_attachments.is_empty()
+        || case
+            .node_facts
+            .as_ref()
+            .is_some_and(|f| !f.kernel_log.is_empty() || !f.kubelet_log.is_empty());
     let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
     if !has_messages && !has_state {
         return Err(Error::input(
@@ -112,16 +181,15 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
 }
 
 /// Add saved files to a live case: what they hold (a kubelet log, events saved before they
-/// expired, `rbd lock ls`) sits beside what the API said, each named in "Read".
+/// expired, `rbd lock ls`, the node's command output) sits beside what the API said, each named
+/// in "Read".
 fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
-    let sources = saved_sources(args)?;
+    let (sources, skipped) = saved_sources(args)?;
     let mut from_files = Case::default();
-    for s in &sources {
-        offline::add_source(&mut from_files, s)?;
-    }
+    add_sources(&mut from_files, &sources, skipped)?;
     offline::keep_pod_events(&mut from_files);
     // The live objects stand; the files add what the API cannot give (logs, old events,
-    // rbd listings, raw messages).
+    // rbd listings, raw messages, the node's facts).
     case.logs.extend(from_files.logs);
     case.messages.extend(from_files.messages);
     case.rbd.extend(from_files.rbd);
@@ -132,6 +200,12 @@ fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
             .any(|x| x.reason == e.reason && x.message == e.message)
         {
             case.events.push(e);
+        }
+    }
+    if let Some(f) = from_files.node_facts {
+        match case.node_facts.as_mut() {
+            Some(n) => crate::parse::transcripts::merge(n, f),
+            None => case.node_facts = Some(f),
         }
     }
     case.notes.extend(from_files.notes);
@@ -179,7 +253,6 @@ async fn probe_node(
                     run.elapsed.as_secs_f64()
                 ));
                 case.node_facts = Some(facts);
-                offline::add_node_logs(case, &node);
             }
             Err(e) => case.notes.push(format!(
                 "--probe-node: the probe output of {node} did not parse: {e}"
@@ -292,6 +365,10 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     if let (true, Some(cluster)) = (args.probe_node, &cluster) {
         probe_node_guarded(&rt, cluster, &mut case, args, global);
     }
+    // The node's own log lines (the probe's, a pasted dmesg, a saved case's), once; and what
+    // could not be read about the node, said.
+    offline::add_node_logs(&mut case);
+    offline::note_unavailable(&mut case);
     if global.verbose > 0 {
         for i in &case.inputs {
             eprintln!("volmnt: read {i}");
