@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
 use crate::collect::cluster::Cluster;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
+use crate::collect::node::ssh::ProbeAsk;
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
 use crate::diagnose::{self, fleet, Diagnosis, Options, Report, Status};
@@ -233,9 +234,27 @@ async fn probe_node(
         deadline: args.probe_timeout + std::time::Duration::from_secs(60),
         request_timeout: global.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(args.probe_timeout),
-        // kubelet's own words about this pod: its UID, its volumes, their claims and PVs.
-        log_match: log_names(case),
+        ask: ProbeAsk {
+            // kubelet's own words about this pod: its UID, its volumes, their claims and PVs.
+            log_match: log_names(case),
+            pod_uid: case.pod.as_ref().and_then(|p| p.metadata.uid.clone()),
+            nfs_servers: if args.probe_nfs {
+                nfs_servers(case)
+            } else {
+                Vec::new()
+            },
+            kernel_log: true,
+            dmesg: args.probe_kernel_log,
+        },
+        syslog_capability: args.probe_kernel_log,
     };
+    let servers = nfs_servers(case);
+    if !args.probe_nfs && !servers.is_empty() {
+        case.notes.push(format!(
+            "node {node}: not read: whether NFS server {} answers from the node (--probe-nfs asks it: rpcinfo, showmount, TCP 2049)",
+            servers.join(", ")
+        ));
+    }
     eprintln!("{}", exec::announcement(&opts, std::slice::from_ref(&node)));
     match exec::run(
         &cluster.exec_client(),
@@ -246,12 +265,24 @@ async fn probe_node(
     )
     .await
     {
-        Ok(run) => match crate::parse::probe::parse(&String::from_utf8_lossy(&run.stdout)) {
-            Ok(facts) => {
+        Ok(run) => match crate::parse::probe::parse_from(
+            &String::from_utf8_lossy(&run.stdout),
+            &format!("node probe (pod on {node})"),
+        ) {
+            Ok(mut facts) => {
                 case.inputs.push(format!(
-                    "probe of node {node} through a pod ({:.1} s)",
-                    run.elapsed.as_secs_f64()
+                    "probe of node {node} through a pod ({:.1} s){}",
+                    run.elapsed.as_secs_f64(),
+                    if args.probe_kernel_log {
+                        ", with CAP_SYSLOG to read the kernel log (--probe-kernel-log)"
+                    } else {
+                        ", without CAP_SYSLOG (--probe-kernel-log adds it to read the kernel log)"
+                    }
                 ));
+                // What pasted files said about the node stays, under the probe's own facts.
+                if let Some(files) = case.node_facts.take() {
+                    crate::parse::transcripts::merge(&mut facts, files);
+                }
                 case.node_facts = Some(facts);
             }
             Err(e) => case.notes.push(format!(
@@ -262,6 +293,33 @@ async fn probe_node(
             .notes
             .push(format!("--probe-node: could not probe node {node}: {e}")),
     }
+}
+
+/// The NFS servers of the pod's volumes: inline `nfs`, NFS PVs, and the CSI NFS driver's
+/// `server` attribute.
+fn nfs_servers(case: &Case) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(pod) = &case.pod {
+        for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+            out.extend(v.nfs.as_ref().map(|n| n.server.clone()));
+        }
+    }
+    for pv in &case.pvs {
+        let Some(spec) = pv.spec.as_ref() else {
+            continue;
+        };
+        out.extend(spec.nfs.as_ref().map(|n| n.server.clone()));
+        if let Some(csi) = spec.csi.as_ref().filter(|c| c.driver.contains("nfs")) {
+            out.extend(
+                csi.volume_attributes
+                    .as_ref()
+                    .and_then(|a| a.get("server").cloned()),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// What kubelet's log lines about this pod name: its UID, its volume names, claims and PVs.
