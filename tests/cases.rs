@@ -58,7 +58,7 @@ fn message_tune_sources() -> BTreeSet<String> {
     let mut out: BTreeSet<String> = first.iter().map(|r| r.source.trim().to_string()).collect();
     for r in world {
         let s = r.source.trim().to_string();
-        if out.contains(&s) || fnv1a(&s) % 2 == 0 {
+        if out.contains(&s) || fnv1a(&s).is_multiple_of(2) {
             out.insert(s);
         }
     }
@@ -95,7 +95,7 @@ fn cases() -> Vec<Case> {
             let label: Label =
                 serde_yaml::from_str(fm).unwrap_or_else(|e| panic!("{id}: front matter: {e}"));
             let src = label.source.trim().to_string();
-            let half = if tune_sources.contains(&src) || fnv1a(&src) % 2 == 0 {
+            let half = if tune_sources.contains(&src) || fnv1a(&src).is_multiple_of(2) {
                 Half::Tune
             } else {
                 Half::Holdout
