@@ -25,7 +25,7 @@ function __fish_volmnt_using_subcommand
 end
 
 complete -c volmnt -n "__fish_volmnt_needs_command" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_needs_command" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -46,7 +46,7 @@ complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "completions" -d 'Prin
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l node-os -d 'The node\'s OS (osImage such as "Ubuntu 22.04.4 LTS", or rhel|debian|suse|alpine|immutable), for install commands' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -59,7 +59,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -89,7 +89,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -116,7 +116,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -143,7 +143,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-image -d 'Image of the probe pod (it only needs a POSIX sh)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-timeout -d 'Give up on the probe after this long (pod start included)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -163,7 +163,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l concurrency -d 'Pods diagnosed at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -182,7 +182,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l concurrency -d 'Pods diagnosed at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -201,7 +201,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l min-age -d 'Only pods stuck for at least this long (e.g. 2m, 30s)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l concurrency -d 'Pods diagnosed at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -220,7 +220,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_su
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "namespace" -d 'Find the pods of a namespace (or all, -A) stuck on volumes and diagnose each, grouped by cause and node'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -259,7 +259,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 always\t''
 never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -280,7 +280,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s n -l namespace -d 'The probe namespace (the one deploy/rbac.yaml prepares)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l min-age -d 'Only pods older than this (e.g. 10m), to spare a check running now' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -297,7 +297,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Delete probe pods and DaemonSets left behind by an interrupted `node check` (label volmnt.io/probe=true)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -322,7 +322,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subco
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -343,7 +343,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subco
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -364,7 +364,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subco
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l toolbox -d 'Run rbd/ceph inside this pod (a Rook toolbox) through the exec API instead of locally' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l ceph-timeout -d 'Give up on an rbd/ceph call after this long' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -399,7 +399,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l retry-period -d 
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l identity -d 'This replica\'s name in the Lease (default: $POD_NAME, else the host name, with the pid)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l concurrency -d 'Event writes at the same time' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'
@@ -415,7 +415,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s v -l verbose -d 
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
-json\t'One JSON document (the contract in DESIGN.md)'
+json\t'One JSON document, described by schema/volmnt.schema.json (in the release archive)'
 yaml\t'The same document as YAML'
 junit\t'JUnit XML, one test case per node and requirement (node check only)'"
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l color -d 'Colour the text report (auto: only on a terminal, and never when NO_COLOR is set)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is not set'

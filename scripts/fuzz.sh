@@ -32,6 +32,7 @@ seed() { # seed <target>: copy the fixtures that fit the target into its corpus
     mountinfo) globs=(fixtures/hosts/*/proc/1/mountinfo) ;;
     probe) globs=(fixtures/synthetic/*probe*) ;;
     transcripts) globs=(fixtures/node/*.txt) ;;
+    tables) globs=(fixtures/tables/*.txt fixtures/clusters/*/logs/*/*/*.log) ;;
     *) globs=(fixtures/seed/* fixtures/synthetic/*) ;;
   esac
   for f in "${globs[@]}"; do

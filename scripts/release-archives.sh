@@ -40,6 +40,8 @@ for t in "${targets[@]}"; do
   cp man/*.1 "$stage/man/"
   cp deploy/*.yaml "$stage/deploy/"
   cp README.md "$stage/"
+  mkdir -p "$stage/schema" && cp schema/volmnt.schema.json "$stage/schema/"
+  cp -R charts "$stage/"
   archive="volmnt-$version-$t.tar.gz"
   tar --sort=name --mtime='2000-01-01 00:00:00Z' --owner=0 --group=0 --numeric-owner \
       -C "$stage" -cf - . | gzip -n -9 > "dist/$archive"

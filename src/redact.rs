@@ -36,6 +36,16 @@ static AWS_KEY: LazyLock<Regex> =
 pub const REDACTED: &str = "<redacted>";
 
 /// Replace every secret in `text` with `<redacted>`; returns the input untouched when there is none.
+/// What precedes `key:` when kubelet names a key of a ConfigMap or Secret a pod mounts
+/// (pkg/volume/configmap, pkg/volume/secret, pkg/volume/projected: "configmap references
+/// non-existent config key: %s", "secret references non-existent secret key: %s").
+const KEY_NAME_CONTEXT: &[&str] = &[
+    "non-existent config ",
+    "non-existent secret ",
+    "non-existent configmap ",
+    "non-existent config map ",
+];
+
 pub fn redact(text: &str) -> Cow<'_, str> {
     // Fast path: nothing that could start a secret.
     let lower_hit = text.bytes().any(|b| b == b'=' || b == b':')
@@ -53,10 +63,17 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             KEY_VALUE
                 .replace_all(src, |c: &regex::Captures| {
                     let at = c.get(0).map_or(0, |m| m.start());
-                    if c[3].starts_with('<') || src[..at].ends_with('#') {
+                    let before = src[..at].to_ascii_lowercase();
+                    if c[3].starts_with('<')
+                        || src[..at].ends_with('#')
+                        || (c[1].eq_ignore_ascii_case("key")
+                            && KEY_NAME_CONTEXT.iter().any(|p| before.ends_with(p)))
+                    {
                         // already masked by the driver (`<masked>`); or a Go SDK method
                         // (`keyvault.BaseClient#GetSecret: Failure sending request`), whose
-                        // name ends in "Secret" but is followed by an error, not a value
+                        // name ends in "Secret" but is followed by an error, not a value; or
+                        // kubelet naming the KEY a pod mounts (`references non-existent config
+                        // key: tls.crt`): a key's name is not a secret, its value is
                         c[0].to_string()
                     } else {
                         format!("{}{}{}", &c[1], &c[2], REDACTED)
@@ -109,6 +126,16 @@ mod tests {
         let r = redact(ceph);
         assert!(!r.contains("AQBZ7"), "{r}");
         assert!(r.contains("secret=<redacted>"));
+    }
+
+    #[test]
+    fn the_name_of_a_key_a_pod_mounts_is_kept_and_its_value_never() {
+        let m = "MountVolume.SetUp failed for volume \"cfg\" : configmap references non-existent config key: app.properties";
+        assert_eq!(redact(m), m);
+        let m = "secret references non-existent secret key: password";
+        assert_eq!(redact(m), m);
+        assert_eq!(redact("key: s3cr3t"), "key: <redacted>");
+        assert_eq!(redact("password: s3cr3t"), "password: <redacted>");
     }
 
     #[test]

@@ -127,20 +127,37 @@ fn nfs_on_ubuntu_gives_apt_get_nfs_common() {
 }
 
 #[test]
-fn nfs_on_talos_says_the_client_cannot_be_installed_by_hand() {
+fn nfs_on_talos_says_the_client_ships_in_its_image_and_bottlerocket_that_nothing_installs() {
+    // Talos ships the NFS client (in its kubelet image): nothing to install, look elsewhere.
     let r = doctor_json(&["-f", NFS_DESCRIBE, "--node-os", "Talos (v1.7.5)"]);
     assert_nfs_client_missing(&r);
     let f = top(&r);
     assert_eq!(
         install_commands(f),
         Vec::<String>::new(),
-        "nothing can be installed on an immutable OS"
+        "nothing is installed on an image-based OS"
     );
     assert!(
         steps(f, "remediation").iter().any(|s| s["text"]
             .as_str()
             .unwrap_or("")
-            .contains("cannot be installed")),
+            .contains("ships the NFS client")),
+        "a step should say Talos ships the client:\n{f:#}"
+    );
+    // Bottlerocket has no NFS client on the host and no package manager.
+    let r = doctor_json(&[
+        "-f",
+        NFS_DESCRIBE,
+        "--node-os",
+        "Bottlerocket OS 1.20.3 (aws-k8s-1.29)",
+    ]);
+    let f = top(&r);
+    assert_eq!(install_commands(f), Vec::<String>::new());
+    assert!(
+        steps(f, "remediation").iter().any(|s| s["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cannot be installed on it by hand")),
         "a step should say the client cannot be installed by hand:\n{f:#}"
     );
     assert_last_step_deletes_the_pod(&r);

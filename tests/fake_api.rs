@@ -16,7 +16,9 @@ use kube::core::Status;
 use kube::{Api, Client};
 use serde_json::{json, Value};
 
-use crate::support::fake_api::{start_in_background, Deny, FakeApi, FakeCluster, Options};
+use crate::support::fake_api::{
+    self, start_in_background, Deny, FakeApi, FakeCluster, NodeLogs, Options,
+};
 use crate::util::TempDir;
 
 const CLUSTER: &str = r#"
@@ -735,7 +737,15 @@ async fn events_v1_can_be_absent() {
     assert_eq!(s.code, 404);
     let groups = client.list_api_groups().await.unwrap();
     let names: Vec<&str> = groups.groups.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(names, ["apps", "storage.k8s.io", "coordination.k8s.io"]);
+    assert_eq!(
+        names,
+        [
+            "apps",
+            "authorization.k8s.io",
+            "storage.k8s.io",
+            "coordination.k8s.io"
+        ]
+    );
     // The core Events are still there.
     let core: Api<Event> = Api::default_namespaced(client);
     assert_eq!(
@@ -777,6 +787,7 @@ async fn discovery_legacy_and_aggregated() {
         [
             "apps",
             "events.k8s.io",
+            "authorization.k8s.io",
             "storage.k8s.io",
             "coordination.k8s.io"
         ]
@@ -1173,4 +1184,520 @@ async fn leases_are_compare_and_swap_and_events_are_validated() {
         "{}",
         s.message
     );
+}
+
+/// A node plugin's pod with two containers, one of them restarting, and a kubelet journal.
+const PLUGIN_CLUSTER: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: node1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node2}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ebs-csi-node, namespace: kube-system, uid: 22222222-2222-4222-8222-222222222222}
+spec:
+  selector: {matchLabels: {app: ebs-csi-node}}
+  template:
+    metadata: {labels: {app: ebs-csi-node}}
+    spec: {containers: [{name: ebs-plugin, image: ebs}, {name: node-driver-registrar, image: reg}]}
+status: {desiredNumberScheduled: 2, currentNumberScheduled: 2, numberReady: 1, numberMisscheduled: 0}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ebs-csi-node-x7k2p
+  namespace: kube-system
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ebs-csi-node, uid: 22222222-2222-4222-8222-222222222222, controller: true}]
+spec:
+  nodeName: node1
+  initContainers: [{name: init, image: busybox}]
+  containers: [{name: ebs-plugin, image: ebs}, {name: node-driver-registrar, image: reg}]
+status:
+  phase: Running
+  containerStatuses:
+  - {name: ebs-plugin, ready: false, restartCount: 3, image: ebs, imageID: "", state: {waiting: {reason: CrashLoopBackOff}}}
+  - {name: node-driver-registrar, ready: true, restartCount: 0, image: reg, imageID: "", state: {running: {}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: waiting, namespace: kube-system}
+spec: {nodeName: node1, containers: [{name: c, image: busybox}]}
+status: {phase: Pending, containerStatuses: [{name: c, ready: false, restartCount: 0, image: busybox, imageID: "", state: {waiting: {reason: ContainerCreating}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: unscheduled, namespace: kube-system}
+spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-5d8f
+  namespace: default
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: 33333333-3333-4333-8333-333333333333, controller: true}]
+spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {spec: {containers: [{name: web, image: nginx}]}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, uid: 33333333-3333-4333-8333-333333333333}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}
+  template: {spec: {containers: [{name: web, image: nginx}]}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec: {replicas: 1, serviceName: db, selector: {matchLabels: {app: db}}, updateStrategy: {type: OnDelete}, template: {spec: {containers: [{name: db, image: pg}]}}}
+"#;
+
+fn plugin_cluster() -> FakeCluster {
+    let s = Duration::from_secs;
+    FakeCluster::from_yaml(PLUGIN_CLUSTER)
+        .with_pod_log(
+            "kube-system",
+            "ebs-csi-node-x7k2p",
+            "ebs-plugin",
+            false,
+            &[
+                (s(3 * 3600), "I1126 19:00:00.000001       1 node.go:1] an old line"),
+                (s(120), "E1126 21:58:00.000001       1 node.go:2] NodeStageVolume vol-0abc failed"),
+                (s(60), "E1126 21:59:00.000001       1 node.go:3] NodeStageVolume vol-0abc failed again"),
+            ],
+        )
+        .with_pod_log(
+            "kube-system",
+            "ebs-csi-node-x7k2p",
+            "ebs-plugin",
+            true,
+            &[(s(300), "F1126 21:55:00.000001       1 main.go:9] cannot reach the metadata service")],
+        )
+        .with_node_logs(
+            "node1",
+            NodeLogs::Journal(vec![
+                (s(3 * 3600), "E1126 19:00:00.000001    1187 old.go:1] MountVolume failed for pod uid-1, long ago".into()),
+                (s(90), "E1126 21:58:30.000001    1187 nestedpendingoperations.go:348] MountVolume.MountDevice failed for volume \"pvc-1\" pod uid-1".into()),
+                (s(30), "I1126 21:59:30.000001    1187 kubelet.go:1] another pod uid-2".into()),
+            ]),
+        )
+        .with_node_logs("node2", NodeLogs::HandlerDisabled)
+}
+
+/// A raw GET through the client (pods/log and node proxy answers are text).
+async fn raw_get(client: &Client, path: &str) -> Result<String, kube::Error> {
+    let req = http::Request::get(path).body(Vec::new()).unwrap();
+    client.request_text(req).await
+}
+
+#[tokio::test]
+async fn pod_logs_with_the_apiservers_options_and_errors() {
+    let api = FakeApi::start(plugin_cluster(), Options::default()).await;
+    let dir = TempDir::new("fake-api-logs");
+    let client = client_for(&api, &dir, "kube-system").await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "kube-system");
+    let lp = |c: Option<&str>| kube::api::LogParams {
+        container: c.map(str::to_string),
+        ..Default::default()
+    };
+    // Two containers: one must be named (the init container too is offered).
+    let s = api_error(
+        pods.logs("ebs-csi-node-x7k2p", &lp(None))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((s.code, s.reason.as_str()), (400, "BadRequest"));
+    assert_eq!(
+        s.message,
+        "a container name must be specified for pod ebs-csi-node-x7k2p, choose one of: [ebs-plugin node-driver-registrar] or one of the init containers: [init]"
+    );
+    let s = api_error(
+        pods.logs("ebs-csi-node-x7k2p", &lp(Some("nope")))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        s.message,
+        "container nope is not valid for pod ebs-csi-node-x7k2p"
+    );
+    let all = pods
+        .logs("ebs-csi-node-x7k2p", &lp(Some("ebs-plugin")))
+        .await
+        .unwrap();
+    assert_eq!(all.lines().count(), 3);
+    // The newest lines, then the first bytes of those; since a time.
+    let tail = kube::api::LogParams {
+        tail_lines: Some(2),
+        limit_bytes: Some(30),
+        ..lp(Some("ebs-plugin"))
+    };
+    let t = pods.logs("ebs-csi-node-x7k2p", &tail).await.unwrap();
+    assert_eq!(t, "E1126 21:58:00.000001       1 ");
+    let since = kube::api::LogParams {
+        since_seconds: Some(3600),
+        timestamps: true,
+        ..lp(Some("ebs-plugin"))
+    };
+    let t = pods.logs("ebs-csi-node-x7k2p", &since).await.unwrap();
+    assert_eq!(t.lines().count(), 2, "{t}");
+    let first = t.lines().next().unwrap();
+    assert!(
+        first.len() > 31 && &first[4..5] == "-" && first[..30].ends_with('Z'),
+        "an RFC3339Nano time first: {first}"
+    );
+    // The instance before the restart; none for a container that never restarted.
+    let prev = kube::api::LogParams {
+        previous: true,
+        ..lp(Some("ebs-plugin"))
+    };
+    assert!(pods
+        .logs("ebs-csi-node-x7k2p", &prev)
+        .await
+        .unwrap()
+        .contains("metadata service"));
+    let prev_reg = kube::api::LogParams {
+        previous: true,
+        ..lp(Some("node-driver-registrar"))
+    };
+    let s = api_error(
+        pods.logs("ebs-csi-node-x7k2p", &prev_reg)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        s.message,
+        r#"previous terminated container "node-driver-registrar" in pod "ebs-csi-node-x7k2p" not found"#
+    );
+    // Invalid options are 422 Invalid, worded as the apiserver's validation.
+    let s = api_error(
+        raw_get(&client, "/api/v1/namespaces/kube-system/pods/ebs-csi-node-x7k2p/log?container=ebs-plugin&tailLines=-1")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((s.code, s.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        s.message,
+        r#"PodLogOptions "ebs-csi-node-x7k2p" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0"#
+    );
+    let s = api_error(
+        raw_get(&client, "/api/v1/namespaces/kube-system/pods/ebs-csi-node-x7k2p/log?container=ebs-plugin&limitBytes=0")
+            .await
+            .unwrap_err(),
+    );
+    assert!(s
+        .message
+        .ends_with("limitBytes: Invalid value: 0: must be greater than 0"));
+    // A container not started yet, a pod on no node, a pod that does not exist.
+    let s = api_error(pods.logs("waiting", &lp(None)).await.unwrap_err());
+    assert_eq!(
+        s.message,
+        r#"container "c" in pod "waiting" is waiting to start: ContainerCreating"#
+    );
+    let s = api_error(pods.logs("unscheduled", &lp(None)).await.unwrap_err());
+    assert_eq!(s.message, "pod unscheduled does not have a host assigned");
+    let s = api_error(pods.logs("gone", &lp(None)).await.unwrap_err());
+    assert_eq!(
+        (s.code, s.message.as_str()),
+        (404, r#"pods "gone" not found"#)
+    );
+    let r = api.requests();
+    let r = r
+        .iter()
+        .find(|r| r.subresource.as_deref() == Some("log"))
+        .unwrap();
+    assert_eq!((r.verb.as_str(), r.resource.as_str()), ("get", "pods"));
+}
+
+#[tokio::test]
+async fn pod_logs_refused_by_rbac() {
+    let opts = Options {
+        deny: vec![Deny::new("get", "pods/log", Some("kube-system"))],
+        ..Options::default()
+    };
+    let api = FakeApi::start(plugin_cluster(), opts).await;
+    let dir = TempDir::new("fake-api-logs-403");
+    let client = client_for(&api, &dir, "kube-system").await;
+    let pods: Api<Pod> = Api::namespaced(client, "kube-system");
+    let lp = kube::api::LogParams {
+        container: Some("ebs-plugin".into()),
+        ..Default::default()
+    };
+    let s = api_error(pods.logs("ebs-csi-node-x7k2p", &lp).await.unwrap_err());
+    // As the real apiserver (v1.36.2) words it.
+    assert_eq!(
+        s.message,
+        r#"pods "ebs-csi-node-x7k2p" is forbidden: User "system:serviceaccount:volmnt:volmnt" cannot get resource "pods/log" in API group "" in the namespace "kube-system""#
+    );
+    let d = s.details.unwrap();
+    assert_eq!(
+        (d.name.as_str(), d.kind.as_str()),
+        ("ebs-csi-node-x7k2p", "pods")
+    );
+}
+
+#[tokio::test]
+async fn the_node_log_query_as_each_kubelet_answers_it() {
+    let cluster = plugin_cluster()
+        .with_node_logs("node3", NodeLogs::AddressNotAllowed)
+        .with_node_logs("node4", NodeLogs::NotJournald)
+        .with_node_logs("node5", NodeLogs::Unreachable);
+    let mut cluster = cluster;
+    for n in ["node3", "node4", "node5", "node6"] {
+        cluster.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}}));
+    }
+    let api = FakeApi::start(cluster, Options::default()).await;
+    let dir = TempDir::new("fake-api-nodelogs");
+    // No retries of the 503 (kube's default client retries it, as volmnt's does not).
+    let kc = Kubeconfig::read_from(api.write_kubeconfig(dir.path(), "default")).unwrap();
+    let opts = KubeConfigOptions {
+        context: Some("fake".into()),
+        ..Default::default()
+    };
+    let mut config = kube::Config::from_custom_kubeconfig(kc, &opts)
+        .await
+        .unwrap();
+    config.default_retry = false;
+    let client = Client::try_from(config).unwrap();
+    // The journal, filtered by pattern (case-insensitively, as journalctl --grep), since a time,
+    // the newest lines, in journalctl's short-precise format.
+    let since = fake_api::rfc3339_secs(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+            - 3600,
+    );
+    let q = format!(
+        "/api/v1/nodes/node1/proxy/logs/?query=kubelet&pattern=UID-1&tailLines=10&sinceTime={since}"
+    );
+    let body = raw_get(&client, &q).await.unwrap();
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines.len(), 1, "{body}");
+    assert!(
+        lines[0].contains(" node1 kubelet[1187]: E1126 21:58:30.000001"),
+        "{body}"
+    );
+    assert_eq!(&lines[0][3..4], " ");
+    assert_eq!(
+        raw_get(
+            &client,
+            "/api/v1/nodes/node1/proxy/logs/?query=kubelet&pattern=nothing-matches"
+        )
+        .await
+        .unwrap(),
+        "-- No entries --\n"
+    );
+    let s = api_error(
+        raw_get(
+            &client,
+            "/api/v1/nodes/node1/proxy/logs/?query=kubelet&tailLines=100001",
+        )
+        .await
+        .unwrap_err(),
+    );
+    assert_eq!(s.code, 406);
+    // The kubelet's defaults: the query ignored, /var/log listed.
+    let listing = raw_get(&client, "/api/v1/nodes/node6/proxy/logs/?query=kubelet")
+        .await
+        .unwrap();
+    assert!(
+        listing.starts_with("<!doctype html>\n<meta name=\"viewport\""),
+        "{listing}"
+    );
+    // Handler off (405, the kubelet's text), loopback address (400 from the apiserver), not
+    // journald, unreachable, no such node.
+    let s = api_error(
+        raw_get(&client, "/api/v1/nodes/node2/proxy/logs/?query=kubelet")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (s.code, s.message.as_str()),
+        (405, "logs endpoint is disabled.")
+    );
+    let s = api_error(
+        raw_get(&client, "/api/v1/nodes/node3/proxy/logs/?query=kubelet")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((s.code, s.message.as_str()), (400, "address not allowed"));
+    let b = raw_get(
+        &client,
+        "/api/v1/nodes/node4/proxy/logs/?query=kubelet&tailLines=5",
+    )
+    .await
+    .unwrap();
+    assert!(
+        b.contains("options present and query resolved to log files for [kubelet]"),
+        "{b}"
+    );
+    let s = api_error(
+        raw_get(&client, "/api/v1/nodes/node5/proxy/logs/?query=kubelet")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(s.code, 503);
+    let s = api_error(
+        raw_get(&client, "/api/v1/nodes/nope/proxy/logs/?query=kubelet")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (s.code, s.message.as_str()),
+        (404, r#"nodes "nope" not found"#)
+    );
+    // The apiserver authorizes it as get on nodes/proxy.
+    let r = api.requests();
+    let r = r.iter().find(|r| r.resource == "nodes").unwrap();
+    assert_eq!(
+        (r.verb.as_str(), r.subresource.as_deref(), r.name.as_deref()),
+        ("get", Some("proxy"), Some("node1"))
+    );
+}
+
+#[tokio::test]
+async fn node_proxy_refused_by_rbac() {
+    let opts = Options {
+        deny: vec![Deny::new("get", "nodes/proxy", None)],
+        ..Options::default()
+    };
+    let api = FakeApi::start(plugin_cluster(), opts).await;
+    let dir = TempDir::new("fake-api-proxy-403");
+    let client = client_for(&api, &dir, "default").await;
+    let s = api_error(
+        raw_get(&client, "/api/v1/nodes/node1/proxy/logs/?query=kubelet")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        s.message,
+        r#"nodes "node1" is forbidden: User "system:serviceaccount:volmnt:volmnt" cannot get resource "nodes/proxy" in API group "" at the cluster scope"#
+    );
+}
+
+#[tokio::test]
+async fn self_subject_access_reviews_answer_from_the_denials() {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    let opts = Options {
+        deny: vec![
+            Deny::new("get", "pods/log", Some("kube-system")),
+            Deny::new("get", "nodes/proxy", None),
+        ],
+        ..Options::default()
+    };
+    let api = FakeApi::start(plugin_cluster(), opts).await;
+    let dir = TempDir::new("fake-api-ssar");
+    let client = client_for(&api, &dir, "default").await;
+    let reviews: Api<SelfSubjectAccessReview> = Api::all(client);
+    let ask = |verb: &str, res: &str, sub: &str, ns: Option<&str>| SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(verb.into()),
+                resource: Some(res.into()),
+                subresource: Some(sub.into()),
+                namespace: ns.map(str::to_string),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let allowed = |r: SelfSubjectAccessReview| r.status.unwrap().allowed;
+    let pp = PostParams::default();
+    assert!(!allowed(
+        reviews
+            .create(&pp, &ask("get", "pods", "log", Some("kube-system")))
+            .await
+            .unwrap()
+    ));
+    assert!(allowed(
+        reviews
+            .create(&pp, &ask("get", "pods", "log", Some("default")))
+            .await
+            .unwrap()
+    ));
+    // Every namespace: refused in one, not allowed in all.
+    assert!(!allowed(
+        reviews
+            .create(&pp, &ask("get", "pods", "log", None))
+            .await
+            .unwrap()
+    ));
+    assert!(!allowed(
+        reviews
+            .create(&pp, &ask("get", "nodes", "proxy", None))
+            .await
+            .unwrap()
+    ));
+    assert!(allowed(
+        reviews
+            .create(&pp, &ask("list", "daemonsets", "", None))
+            .await
+            .unwrap()
+    ));
+    // The answer echoes the question; nothing is stored; the request is a create.
+    let r = reviews
+        .create(&pp, &ask("get", "pods", "log", Some("kube-system")))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.spec.resource_attributes.unwrap().namespace.as_deref(),
+        Some("kube-system")
+    );
+    assert!(api
+        .objects()
+        .iter()
+        .all(|o| o["kind"] != "SelfSubjectAccessReview"));
+    let last = api.requests().pop().unwrap();
+    assert_eq!(
+        (last.verb.as_str(), last.group.as_str(), last.status),
+        ("create", "authorization.k8s.io", 201)
+    );
+}
+
+#[tokio::test]
+async fn the_apps_kinds_a_pods_owners_are_read_from() {
+    use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+    let api = FakeApi::start(plugin_cluster(), Options::default()).await;
+    let dir = TempDir::new("fake-api-apps");
+    let client = client_for(&api, &dir, "default").await;
+    let rs = Api::<ReplicaSet>::default_namespaced(client.clone())
+        .get("web-5d8f")
+        .await
+        .unwrap();
+    assert_eq!(rs.metadata.owner_references.unwrap()[0].name, "web");
+    let d = Api::<Deployment>::default_namespaced(client.clone())
+        .get("web")
+        .await
+        .unwrap();
+    assert_eq!(
+        d.spec.unwrap().strategy.unwrap().type_.as_deref(),
+        Some("RollingUpdate")
+    );
+    let s = Api::<StatefulSet>::default_namespaced(client.clone())
+        .get("db")
+        .await
+        .unwrap();
+    assert_eq!(
+        s.spec.unwrap().update_strategy.unwrap().type_.as_deref(),
+        Some("OnDelete")
+    );
+    let all = Api::<DaemonSet>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(names(&all.items), ["ebs-csi-node"]);
+    let s = api_error(
+        Api::<Deployment>::default_namespaced(client)
+            .get("nope")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(s.message, r#"deployments.apps "nope" not found"#);
 }

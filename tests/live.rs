@@ -11,17 +11,21 @@ use crate::support::fake_api::{start_in_background, Deny, FakeApi, FakeCluster, 
 use crate::util::{cmd, remediation_commands, run_cmd, top, Out, TempDir};
 
 /// A running fake cluster and a kubeconfig pointing at it.
-struct Live {
-    api: FakeApi,
+pub(crate) struct Live {
+    pub(crate) api: FakeApi,
     _thread: std::thread::JoinHandle<()>,
     _dir: TempDir,
     kubeconfig: PathBuf,
 }
 
 impl Live {
-    fn start(case: &str, namespace: &str, opts: Options) -> Live {
-        let (api, thread) =
-            start_in_background(FakeCluster::fixture(case).with_probe_namespace(), opts);
+    pub(crate) fn start(case: &str, namespace: &str, opts: Options) -> Live {
+        Live::with(FakeCluster::fixture(case), case, namespace, opts)
+    }
+
+    /// A fixture cluster changed by the test (logs added, a kubelet configured otherwise).
+    pub(crate) fn with(cluster: FakeCluster, case: &str, namespace: &str, opts: Options) -> Live {
+        let (api, thread) = start_in_background(cluster.with_probe_namespace(), opts);
         let dir = TempDir::new(&format!("live-{case}"));
         let kubeconfig = api.write_kubeconfig(dir.path(), namespace);
         Live {
@@ -32,7 +36,7 @@ impl Live {
         }
     }
 
-    fn run(&self, args: &[&str]) -> Out {
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
         let out = run_cmd(
             cmd()
                 .args(args)
@@ -45,7 +49,7 @@ impl Live {
         out
     }
 
-    fn doctor(&self, pod: &str, ns: &str) -> (Out, serde_json::Value) {
+    pub(crate) fn doctor(&self, pod: &str, ns: &str) -> (Out, serde_json::Value) {
         let out = self.run(&["doctor", "pod", pod, "-n", ns, "-o", "json"]);
         let json = out.json();
         (out, json)
@@ -529,8 +533,9 @@ fn doctor_namespace_groups_stuck_pods_by_cause_and_root_object() {
         "{}",
         text.stdout
     );
+    // The first step shown for a group is its first read-only check, never a change.
     assert!(
-        lines[2].contains("$ sudo yum install -y nfs-utils"),
+        lines[2].contains("$ volmnt node check node1  # first check"),
         "{}",
         text.stdout
     );
@@ -621,6 +626,30 @@ fn probe_node_confirms_or_rules_out_the_missing_nfs_client() {
             out.stderr
         );
         let r = out.json();
+        if !confirmed {
+            // The helper is there: the cause is ruled out, listed apart with the reason, and
+            // no longer ranked.
+            let out_of = r["ruled_out"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["cause"] == "nfs_client_missing")
+                .cloned()
+                .expect("nfs_client_missing ruled out");
+            assert!(
+                out_of["because"]
+                    .as_str()
+                    .unwrap()
+                    .contains("is installed on node1"),
+                "{out_of}"
+            );
+            assert!(!r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["cause"] == "nfs_client_missing"));
+            continue;
+        }
         let nfs = r["findings"]
             .as_array()
             .unwrap()

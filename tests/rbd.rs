@@ -674,7 +674,7 @@ fn doctor_names_the_holder_node_and_pod_and_the_unlock_to_run() {
     assert!(
         f["remediation"]
             .to_string()
-            .contains("The lock holder is a live writer"),
+            .contains("The lock's holder is live"),
         "{f:#}"
     );
     assert!(

@@ -165,8 +165,14 @@ fn check(report: &Value, use_: &InUse, label: &str) {
                 let kind = s["kind"].as_str().unwrap_or("?");
                 let cmd = s["command"].as_str();
                 if let Some(c) = cmd {
+                    // No `<placeholder>`, and no redirection that writes a file: only stderr
+                    // to /dev/null and bash's /dev/tcp connect (a port check) are allowed.
+                    let rest = c
+                        .replace("2>/dev/null", "")
+                        .replace("> /dev/tcp/", "")
+                        .replace("</dev/null", "");
                     assert!(
-                        !c.contains('<') && !c.contains('>'),
+                        !rest.contains('<') && !rest.contains('>'),
                         "{label} {cause}: a placeholder or redirection in a $ line: {c}"
                     );
                     assert!(
@@ -272,7 +278,8 @@ fn destructive_command(c: &str) -> Option<String> {
     static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(concat!(
             r"\bmkfs(\.\w+)?\b|\bmke2fs\b|\bwipefs\b|\bdd\s+if=|",
-            r"\b(e2)?fsck(\.\w+)?\s+(-\w*[yfp]\w*)|",
+            // e2fsck/fsck repair with -y, -p or -a; -f only forces a check and -n never writes.
+            r"\b(e2)?fsck(\.\w+)?\s+(-\w*[ypa]\w*)|",
             r"\brbd\s+lock\s+(rm|remove)\b|\brbd\s+(rm|remove)\b|\brbd\s+unmap\s+.*-o\s+force|",
             r"\bosd\s+(blocklist|blacklist)\s+add\b|",
             r"\bkubectl\s+delete\s+(volumeattachments?|va|pv|persistentvolumes?|pvc|persistentvolumeclaims?)\b|",
@@ -614,14 +621,9 @@ fn a_bare_stuck_pod_gets_no_delete_step_but_how_to_recreate_it_safely() {
         cmds[save + 1],
         "kubectl replace --force -f my-csi-app.pod.yaml"
     );
-    assert!(
-        f["remediation"]
-            .to_string()
-            .contains("kubelet retries the mount by itself")
-            || f["remediation"]
-                .to_string()
-                .contains("Kubelet retries the mount by itself")
-    );
+    assert!(f["remediation"]
+        .to_string()
+        .contains("Kubelet retries by itself"));
 }
 
 #[test]
@@ -636,7 +638,7 @@ fn under_kubectl_the_suggested_volmnt_commands_say_kubectl_volmnt() {
     let r = out.json();
     let all = r.to_string();
     assert!(
-        all.contains("kubectl volmnt rbd status mioss/index-api-image"),
+        all.contains("kubectl volmnt rbd unlock mioss/index-api-image --dry-run"),
         "{all}"
     );
     assert!(!all.contains("\"volmnt rbd"), "{all}");

@@ -629,6 +629,154 @@ fn a_kubeconfig_client_key_never_reaches_any_output() {
     }
 }
 
+#[test]
+fn node_plugin_and_kubelet_log_lines_never_bring_a_planted_secret() {
+    // The plugin's container log and the kubelet's journal carry every shape, each line about
+    // the pod's volume, so each is read and kept (redacted).
+    use crate::support::fake_api::NodeLogs;
+    use std::time::Duration;
+    let dir = TempDir::new("secrets-plugin-logs");
+    let lines: Vec<String> = messages()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            format!(
+                "E1121 10:07:{:02}.000001       1 node.go:{i}] vol-02d38d88d79844a04: {}",
+                10 + i,
+                m.replace('\n', " ")
+            )
+        })
+        .collect();
+    let aged: Vec<(Duration, &str)> = lines
+        .iter()
+        .map(|l| (Duration::from_secs(60), l.as_str()))
+        .collect();
+    let cluster = FakeCluster::fixture("csi-node-plugin-logs")
+        .with_pod_log(
+            "kube-system",
+            "ebs-csi-node-9fz2w",
+            "ebs-plugin",
+            false,
+            &aged,
+        )
+        .with_node_logs(
+            "ip-192-168-41-7.ec2.internal",
+            NodeLogs::Journal(
+                lines
+                    .iter()
+                    .map(|l| (Duration::from_secs(60), l.replace("node.go", "kubelet.go")))
+                    .collect(),
+            ),
+        );
+    let (api, _thread) = start_in_background(cluster, Options::new());
+    let kc = api.write_kubeconfig(dir.path(), "data");
+    let kc = kc.to_str().unwrap();
+    for fmt in FORMATS {
+        let out = volmnt(
+            &[
+                "doctor",
+                "pod",
+                "db-0",
+                "-n",
+                "data",
+                "--kubeconfig",
+                kc,
+                "-o",
+                fmt,
+                "-vv",
+            ],
+            &[],
+        );
+        assert!(out.code <= 1, "{out:#?}");
+        assert_out_clean(&format!("doctor pod (plugin logs) -o {fmt}"), &out);
+    }
+    let save = dir.path().join("bundle");
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            "db-0",
+            "-n",
+            "data",
+            "--kubeconfig",
+            kc,
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.code <= 1, "{out:#?}");
+    assert_dir_clean("the --save bundle with plugin logs", &save);
+    // The lines were kept (redacted), or this test would prove nothing.
+    let facts = std::fs::read_to_string(save.join("case.yaml")).unwrap();
+    let kept = facts.matches("vol-02d38d88d79844a04:").count();
+    // Every plugin line names the volume; the kubelet's are kept when about a volume failure.
+    assert!(kept > lines.len(), "{kept} lines kept:\n{facts}");
+    assert!(facts.contains("<redacted>"), "{facts}");
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            "db-0",
+            "--offline",
+            "-f",
+            save.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        &[],
+    );
+    assert_out_clean("replay of the bundle with plugin logs", &out);
+    // Pasted: `kubectl logs` of the plugin in a ticket.
+    let pasted = dir.path().join("plugin.txt");
+    std::fs::write(
+        &pasted,
+        format!(
+            "$ kubectl -n kube-system logs ebs-csi-node-9fz2w -c ebs-plugin\n{}\n",
+            lines.join("\n")
+        ),
+    )
+    .unwrap();
+    let described = saved_case(dir.path());
+    for fmt in FORMATS {
+        let out = volmnt(
+            &[
+                "doctor",
+                "pod",
+                "-f",
+                described[0].to_str().unwrap(),
+                "-f",
+                pasted.to_str().unwrap(),
+                "-o",
+                fmt,
+                "-v",
+            ],
+            &[],
+        );
+        assert!(out.code <= 1, "{out:#?}");
+        assert_out_clean(
+            &format!("doctor pod with a pasted plugin log -o {fmt}"),
+            &out,
+        );
+    }
+    let save2 = dir.path().join("bundle2");
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            "-f",
+            described[0].to_str().unwrap(),
+            "-f",
+            pasted.to_str().unwrap(),
+            "--save",
+            save2.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_out_clean("doctor offline --save with a pasted plugin log", &out);
+    assert_dir_clean("the offline --save bundle", &save2);
+}
+
 /// A node's command output with secrets in it (issue 18): kubelet flags, a k3s config's token, a
 /// CIFS mount's password in the mount table, a Ceph key and a password in kernel lines, CHAP in
 /// iscsid.conf, a cloud key as a filesystem label. Read offline in every format and into a

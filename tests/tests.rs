@@ -4,12 +4,15 @@
 mod util;
 mod support;
 mod variants;
+mod views;
 
 mod adversarial;
+mod advice;
 mod architecture;
 mod bounds;
 mod cases;
 mod chart;
+mod cluster_evidence;
 mod completion_live;
 mod completions;
 mod corpus;

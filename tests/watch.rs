@@ -289,10 +289,15 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
         )),
         "{msg}"
     );
+    // The first step an Event shows is the cause's first read-only check; the fix (an
+    // install here) is in the full report it names.
     assert!(
-        msg.contains("Fix: ") && msg.contains("sudo yum install -y nfs-utils"),
+        msg.contains("First check: ")
+            && msg.contains("volmnt node check node1")
+            && msg.contains("see `volmnt doctor pod"),
         "{msg}"
     );
+    assert!(!msg.contains("yum install"), "{msg}");
 
     // kubelet keeps failing: the same Event is updated (count, lastTimestamp), never a second.
     let fm = failed_mounts(&c.api, POD_A);

@@ -28,6 +28,8 @@ use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use crate::model::{Case, Denied, Event, ObjectRef};
 
+mod evidence;
+
 /// How to reach the cluster, as kubectl's flags say it.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
@@ -619,6 +621,7 @@ impl Cluster {
                                 |node| {
                                     node.metadata.name.as_deref() == Some(here.as_str())
                                         || lists_volumes(node)
+                                        || not_ready_or_out_of_service(node)
                                 },
                             )
                             .await?;
@@ -744,7 +747,10 @@ impl Cluster {
             ))
         };
 
-        let (a, b) = futures::join!(chain_a, chain_b);
+        // (C) The evidence around the pod that needs only the pod (evidence.rs).
+        let chain_c = self.evidence_around(&pod);
+
+        let (a, b, around) = futures::join!(chain_a, chain_b, chain_c);
         let (pvcs, pvs, vas) = a?;
         let (
             ev_core,
@@ -824,8 +830,30 @@ impl Cluster {
         }
         case.other_pods = others;
         case.pod = Some(pod);
+        // Last wave: the node plugins' and the kubelet's lines about the pod's volumes.
+        self.evidence_logs(case, around).await;
         Ok(())
     }
+}
+
+/// The nodes among `nodes` whose status lists a volume naming one of `keys`, cut to what the
+/// rules read.
+pub fn nodes_listing<'a>(
+    nodes: impl Iterator<Item = &'a Node>,
+    keys: &BTreeSet<String>,
+) -> Vec<Node> {
+    nodes
+        .filter(|n| {
+            n.status.as_ref().is_some_and(|s| {
+                s.volumes_in_use
+                    .iter()
+                    .flatten()
+                    .chain(s.volumes_attached.iter().flatten().map(|a| &a.name))
+                    .any(|v| keys.iter().any(|k| v.ends_with(k.as_str())))
+            })
+        })
+        .map(|n| slim_node(n.clone()))
+        .collect()
 }
 
 /// Whether a node's status lists any volume (in use or attached).
@@ -836,8 +864,29 @@ fn lists_volumes(n: &Node) -> bool {
     })
 }
 
-/// A node cut to what the rules read about another node: name, addresses, readiness, kubelet
-/// version and the volumes its status lists (a whole Node carries its image list, tens of KiB).
+/// A node that is not Ready, or tainted out-of-service (GA in 1.28; what releases its
+/// volumes for another node): the holder of a Multi-Attach may be such a node even when its
+/// status no longer lists the volume.
+fn not_ready_or_out_of_service(n: &Node) -> bool {
+    let not_ready = n
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status != "True"));
+    let out_of_service = n
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .is_some_and(|t| {
+            t.iter()
+                .any(|t| t.key == "node.kubernetes.io/out-of-service")
+        });
+    not_ready || out_of_service
+}
+
+/// A node cut to what the rules read about another node: name, addresses, readiness, taints,
+/// kubelet version and the volumes its status lists (a whole Node carries its image list, tens
+/// of KiB).
 fn slim_node(n: Node) -> Node {
     let st = n.status.unwrap_or_default();
     Node {
@@ -845,7 +894,15 @@ fn slim_node(n: Node) -> Node {
             name: n.metadata.name,
             ..Default::default()
         },
-        spec: None,
+        // Taints say NotReady/unreachable since when, and out-of-service.
+        spec: n
+            .spec
+            .filter(|s| s.taints.as_ref().is_some_and(|t| !t.is_empty()))
+            .map(|s| k8s_openapi::api::core::v1::NodeSpec {
+                taints: s.taints,
+                unschedulable: s.unschedulable,
+                ..Default::default()
+            }),
         status: Some(k8s_openapi::api::core::v1::NodeStatus {
             addresses: st.addresses,
             conditions: st.conditions,
@@ -993,6 +1050,10 @@ pub trait CaseObjects {
     fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim>;
     fn pv(&self, name: &str) -> Option<PersistentVolume>;
     fn node(&self, name: &str) -> Option<Node>;
+    /// Nodes whose status lists (volumesInUse, volumesAttached) a volume naming one of
+    /// `keys` (a PV name, a CSI volume handle, an in-tree `pool:image`): another node may hold
+    /// this pod's volume. `doctor pod` reads the same from its node list.
+    fn nodes_listing(&self, keys: &BTreeSet<String>) -> Vec<Node>;
     fn csinode(&self, name: &str) -> Option<CSINode>;
     /// Could the claims be read at all (an unreadable list says nothing about absence)?
     fn pvcs_known(&self) -> bool;
@@ -1025,6 +1086,9 @@ impl CaseObjects for Shared {
     }
     fn node(&self, name: &str) -> Option<Node> {
         self.nodes.get(name).cloned()
+    }
+    fn nodes_listing(&self, keys: &BTreeSet<String>) -> Vec<Node> {
+        nodes_listing(self.nodes.values(), keys)
     }
     fn csinode(&self, name: &str) -> Option<CSINode> {
         self.csinodes.get(name).cloned()
@@ -1141,6 +1205,44 @@ pub fn assemble(objs: &impl CaseObjects, pod: Pod) -> Case {
             .filter_map(|p| p.spec.as_ref()?.node_name.clone()),
     );
     node_names.dedup();
+    // Another node whose status still lists one of the pod's volumes (the old node of a
+    // Multi-Attach or of an RBD lock), as `doctor pod` reads it.
+    let mut keys: BTreeSet<String> = BTreeSet::new();
+    for pv in &case.pvs {
+        if let Some(n) = &pv.metadata.name {
+            keys.insert(n.clone());
+        }
+        if let Some(spec) = &pv.spec {
+            if let Some(c) = &spec.csi {
+                keys.insert(c.volume_handle.clone());
+            }
+            if let Some(r) = &spec.rbd {
+                keys.insert(format!(
+                    "{}:{}",
+                    r.pool.as_deref().unwrap_or("rbd"),
+                    r.image
+                ));
+            }
+        }
+    }
+    for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+        if let Some(r) = &v.rbd {
+            keys.insert(format!(
+                "{}:{}",
+                r.pool.as_deref().unwrap_or("rbd"),
+                r.image
+            ));
+        }
+    }
+    if !keys.is_empty() {
+        for node in objs.nodes_listing(&keys) {
+            if let Some(n) = node.metadata.name.clone() {
+                if !node_names.contains(&n) {
+                    node_names.push(n);
+                }
+            }
+        }
+    }
     for n in &node_names {
         if let Some(node) = objs.node(n) {
             if !case
@@ -1383,6 +1485,10 @@ impl Cluster {
                 let name = n.metadata.name.clone().unwrap_or_default();
                 if wanted_nodes.contains(&name) {
                     nodes.insert(name, n.clone());
+                } else if lists_volumes(n) {
+                    // Another node that may still hold a stuck pod's volume (its status lists
+                    // volumes), kept cut to what the rules read, as `doctor pod` keeps it.
+                    nodes.insert(name, slim_node(n.clone()));
                 }
                 false
             },

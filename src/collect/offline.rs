@@ -480,6 +480,8 @@ pub fn add_node_logs(case: &mut Case) {
             None => format!("node {node}"),
         });
     }
+    // A saved case keeps the log lines it read: a replay has them already.
+    kept.retain(|l| !case.logs.contains(l));
     case.logs.extend(kept);
     for (i, line) in kernel.iter().enumerate() {
         case.messages.push(crate::model::RawMessage {
@@ -497,25 +499,6 @@ pub fn add_node_logs(case: &mut Case) {
                 sources.join("; ")
             }
         ));
-    }
-}
-
-/// What could not be read about the node (the probe's or a transcript's `unavailable`), as
-/// notes of the report: missing evidence is said, never skipped silently.
-pub fn note_unavailable(case: &mut Case) {
-    let Some(facts) = case.node_facts.as_ref() else {
-        return;
-    };
-    let node = case.node_name().unwrap_or("the node").to_string();
-    let notes: Vec<String> = facts
-        .unavailable
-        .iter()
-        .map(|u| format!("node {node}: not read: {u}"))
-        .collect();
-    for n in notes {
-        if !case.notes.contains(&n) {
-            case.notes.push(n);
-        }
     }
 }
 
@@ -749,13 +732,16 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
             return Ok(Some(what));
         }
     }
-    // Cluster-side transcripts by their command (kubectl get tables, kubectl logs of a node
-    // plugin, workloads) are read here, before the shapes below.
     if trimmed.is_empty() {
         return Ok(None);
     }
-    // What `--save` wrote besides the objects: absences, refusals, names, the
-    // node's facts (before the kubelet log check: the facts may quote kubelet's lines).
+    // `kubectl get` tables of the cluster around the pod and `kubectl logs` of a node plugin
+    // (parse/tables.rs); before the kubelet log, which a plugin's klog lines would look like.
+    if let Some(pasted) = crate::parse::tables::recognise(cmd, text, label) {
+        return Ok(Some(pasted.add_to(case)));
+    }
+    // What `--save` wrote besides the objects: absences, refusals, names, the cluster's and
+    // the node's facts (before the kubelet log check: the facts may quote kubelet's lines).
     if text.contains(super::save::CASE_KIND) && text.contains(super::save::CASE_API_VERSION) {
         let facts: super::save::CaseFacts = serde_yaml::from_str(text)
             .map_err(|e| Error::input(label, format!("case.yaml does not parse: {e}")))?;
@@ -763,6 +749,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         case.denied.extend(facts.denied);
         case.configmaps.extend(facts.configmaps);
         case.secrets.extend(facts.secrets);
+        for w in facts.workloads {
+            case.add_workload(w);
+        }
+        case.plugin_logs.extend(facts.plugin_logs);
+        case.logs.extend(facts.logs);
+        for u in facts.unavailable {
+            case.note_unavailable(u);
+        }
+        case.empty_listings.extend(facts.empty_listings);
         if let Some(nf) = facts.node_facts {
             match case.node_facts.as_mut() {
                 Some(into) => transcripts::merge(into, nf),
@@ -774,6 +769,13 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         }
         if case.namespace.is_none() {
             case.namespace = facts.namespace;
+        }
+        if let Some(t) = facts
+            .saved_at
+            .as_deref()
+            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        {
+            case.captured_at = Some(t.as_second());
         }
         return Ok(Some("volmnt case facts (saved)".into()));
     }
@@ -990,6 +992,18 @@ fn add_objects(case: &mut Case, objs: Vec<KubeObject>) -> String {
             KubeObject::Node(n) => {
                 count("Node");
                 case.nodes.push(*n);
+            }
+            KubeObject::DaemonSet(d) => {
+                count("DaemonSet");
+                case.add_daemonset(*d);
+            }
+            KubeObject::Workload(w) => {
+                count(&w.kind.clone());
+                case.add_workload(w);
+            }
+            KubeObject::CsiNode(n) => {
+                count("CSINode");
+                case.csi_nodes.push(*n);
             }
             KubeObject::ConfigMap(m) => {
                 count("ConfigMap");

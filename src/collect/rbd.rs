@@ -470,7 +470,11 @@ pub fn cli_error(shown: &str, out: &Output, image: Option<&ImageSpec>) -> Error 
                     || l.contains("unable to find a keyring")
             })
             .map(|l| l.split_once("-1 ").map_or(l, |(_, r)| r).to_string())
-            .unwrap_or_else(|| last.clone());
+            // Ceph's log prefix (time, thread, level) says nothing to an operator.
+            .unwrap_or_else(|| {
+                last.split_once(" -1 ")
+                    .map_or(last.clone(), |(_, r)| r.to_string())
+            });
         return Error::Unreachable(format!(
             "cannot reach Ceph: `{shown}` failed (exit {}): {why}; check --ceph-conf, --id and --keyring (or CEPH_CONF), or use --toolbox NAMESPACE/POD",
             out.code
@@ -1508,8 +1512,14 @@ pub async fn holders_for_case(
         let (locks, watchers) = match ceph.holders_of(&image).await {
             Ok(x) => x,
             Err(e) => {
+                // The command line is in -v's log; the report keeps the reason and the way out.
+                static CMD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                    regex::Regex::new(r"(?:cannot reach Ceph: )?`[^`]*` failed \(exit \d+\): ")
+                        .expect("static regex")
+                });
                 notes.push(format!(
-                    "could not read the holders of {image} from Ceph: {e}"
+                    "the holders of {image} were not read from Ceph: {}",
+                    CMD.replace(&e.to_string(), "")
                 ));
                 continue;
             }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::model::{Case, Denied, Event, ObjectRef};
+use crate::model::{Case, Denied, Event, LogLine, ObjectRef, PluginLogLine, Workload};
 
 fn denied_list<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -52,6 +52,25 @@ pub struct CaseFacts {
     pub configmaps: Vec<String>,
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// When the case was read (RFC 3339): a replay measures ages from it, as the live run did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_at: Option<String>,
+    /// The pod's owners and their rollout (ReplicaSet, Deployment, StatefulSet).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<Workload>,
+    /// The node plugins' log lines about the pod's volumes (redacted when read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plugin_logs: Vec<PluginLogLine>,
+    /// The kubelet's log lines the diagnosis read (from the node log query, or files given
+    /// beside the live read), so a replay reads the same messages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<LogLine>,
+    /// Evidence that could not be gathered, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<String>,
+    /// Pasted `kubectl get` commands that listed nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub empty_listings: Vec<String>,
     /// What is known about the pod's node (the probe's facts, or a pasted transcript's), secrets
     /// redacted, so a replay weighs the same node evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +125,9 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
     for o in &case.volume_attachments {
         add("VolumeAttachment", "storage.k8s.io/v1", to(o));
     }
+    for o in &case.daemonsets {
+        add("DaemonSet", "apps/v1", to(o));
+    }
     let objects = multi_doc(&docs)?;
     let mut events_doc = json!({
         "apiVersion": "v1",
@@ -123,9 +145,21 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         denied: case.denied.clone(),
         configmaps: case.configmaps.clone(),
         secrets: case.secrets.clone(),
+        saved_at: Some(
+            case.captured_at
+                .and_then(|t| k8s_openapi::jiff::Timestamp::from_second(t).ok())
+                .unwrap_or_else(k8s_openapi::jiff::Timestamp::now)
+                .to_string(),
+        ),
+        workloads: case.workloads.clone(),
+        plugin_logs: case.plugin_logs.clone(),
+        logs: case.logs.clone(),
+        unavailable: case.unavailable.clone(),
+        empty_listings: case.empty_listings.clone(),
         node_facts: case.node_facts.clone(),
     };
-    // Redacted as a whole: flags, mount options and log lines may hold what must not be kept.
+    // Log lines are text from the node, and the node's facts hold flags, mount options and
+    // log lines: redacted once more on the way out.
     let mut facts = serde_json::to_value(&facts).map_err(|e| Error::Output(e.to_string()))?;
     crate::redact::redact_value(&mut facts);
     let facts = serde_yaml::to_string(&facts).map_err(|e| Error::Output(e.to_string()))?;
@@ -134,9 +168,9 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
     let readme = format!(
         "Saved by volmnt doctor pod {pod} -n {ns}.\n\
          Replay: volmnt doctor pod {pod} -n {ns} --from-file {dir}\n\
-         objects.yaml  the pod, the other pods on its claims, PVCs, PVs, nodes, StorageClasses, CSIDrivers, CSINodes, VolumeAttachments\n\
+         objects.yaml  the pod, the other pods on its claims and the node plugins' pods on its node, PVCs, PVs, nodes, StorageClasses, CSIDrivers, CSINodes, VolumeAttachments, the node plugins' DaemonSets\n\
          events.yaml   the pod's events (core/v1)\n\
-         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the node's facts\n",
+         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the pod's owners, the node plugins' and kubelet's log lines about the pod (redacted), evidence that could not be gathered, the node's facts\n",
         dir = dir.display()
     );
     let mut written = Vec::new();
@@ -187,13 +221,27 @@ fn core_event(case: &Case, i: usize, e: &Event) -> Value {
         "source": {"component": component, "host": host},
         "count": e.count,
     });
-    // Timestamps from the API are RFC 3339; describe ages ("8m49s") are not and are left out.
-    if let Some(a) = e
-        .age
-        .as_deref()
-        .filter(|a| a.contains('T') && a.ends_with('Z'))
-    {
-        v["lastTimestamp"] = a.into();
+    // The times the API gave, so a replay shows the same ages and repeats ("x12 over 9m");
+    // describe ages ("8m49s") are not times and are left out.
+    let rfc3339 = |t: i64| {
+        k8s_openapi::jiff::Timestamp::from_second(t)
+            .ok()
+            .map(|t| t.to_string())
+    };
+    if let Some(t) = e.first_seen.and_then(rfc3339) {
+        v["firstTimestamp"] = t.into();
+    }
+    match e.last_seen.and_then(rfc3339) {
+        Some(t) => v["lastTimestamp"] = t.into(),
+        None => {
+            if let Some(a) = e
+                .age
+                .as_deref()
+                .filter(|a| a.contains('T') && a.ends_with('Z'))
+            {
+                v["lastTimestamp"] = a.into();
+            }
+        }
     }
     v
 }
@@ -207,5 +255,79 @@ mod erased {
         fn value(&self) -> serde_json::Value {
             serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::offline;
+    use serde_json::json;
+
+    /// What the cluster's evidence adds to a case (DaemonSets, owners, plugin and kubelet log
+    /// lines, what could not be read) is written and read back as it was.
+    #[test]
+    fn the_cluster_evidence_replays_as_it_was_saved() {
+        let mut case = Case {
+            pod_name: Some("db-0".into()),
+            namespace: Some("data".into()),
+            pod: Some(
+                serde_json::from_value(json!({
+                    "metadata": {"name": "db-0", "namespace": "data", "uid": "u-1"},
+                    "spec": {"nodeName": "n1", "containers": []}
+                }))
+                .unwrap(),
+            ),
+            daemonsets: vec![serde_json::from_value(json!({
+                "metadata": {"name": "ebs-csi-node", "namespace": "kube-system"},
+                "spec": {"selector": {}, "template": {"spec": {"containers": [
+                    {"name": "node-driver-registrar", "args": ["--kubelet-registration-path=/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock"]}
+                ]}}},
+                "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2, "numberMisscheduled": 0}
+            }))
+            .unwrap()],
+            workloads: vec![Workload {
+                kind: "StatefulSet".into(),
+                namespace: Some("data".into()),
+                name: "db".into(),
+                strategy: Some("OnDelete".into()),
+                replicas: Some(1),
+                max_surge: None,
+            }],
+            plugin_logs: vec![PluginLogLine {
+                source: "kube-system/ebs-csi-node-9fz2w/ebs-plugin".into(),
+                line: crate::parse::plugin_log::parse_line(
+                    r#"E1121 10:07:41.799613       1 driver.go:107] "GRPC error" err="no device path for device \"/dev/xvdac\" volume \"vol-02d38d88d79844a04\"""#,
+                    5,
+                ),
+            }],
+            logs: crate::parse::klog::parse_klog(
+                "E1121 10:07:41.802391    2741 nestedpendingoperations.go:348] MountVolume.MountDevice failed for volume \"pvc-1\" pod \"db-0\" (UID: \"u-1\")",
+            ),
+            unavailable: vec!["kubelet log query of node n1: the kubelet has enableSystemLogQuery off".into()],
+            ..Case::default()
+        };
+        case.events.push(Event {
+            kind: Some("Warning".into()),
+            reason: "FailedMount".into(),
+            message: "MountVolume.MountDevice failed".into(),
+            ..Event::default()
+        });
+        let dir = std::env::temp_dir().join(format!("volmnt-save-{}", std::process::id()));
+        write(&dir, &case).unwrap();
+        let mut back = Case::default();
+        for s in
+            offline::read_inputs(&dir.to_string_lossy(), 1 << 20, &mut std::io::empty()).unwrap()
+        {
+            offline::add_source(&mut back, &s).unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(back.daemonsets, case.daemonsets);
+        assert_eq!(back.workloads, case.workloads);
+        assert_eq!(back.plugin_logs, case.plugin_logs);
+        assert_eq!(back.logs, case.logs);
+        assert_eq!(back.unavailable, case.unavailable);
+        // Said by the report's `unavailable`, not repeated among the notes.
+        assert!(back.notes.is_empty(), "{:?}", back.notes);
     }
 }

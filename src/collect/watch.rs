@@ -255,6 +255,10 @@ impl CaseObjects for Cache {
     fn node(&self, name: &str) -> Option<Node> {
         self.nodes.get(&ObjectRef::new(name)).map(|n| (*n).clone())
     }
+    fn nodes_listing(&self, keys: &BTreeSet<String>) -> Vec<Node> {
+        let all = self.nodes.state();
+        crate::collect::cluster::nodes_listing(all.iter().map(|n| n.as_ref()), keys)
+    }
     fn csinode(&self, name: &str) -> Option<CSINode> {
         self.csinodes
             .get(&ObjectRef::new(name))

@@ -194,6 +194,9 @@ fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
     case.logs.extend(from_files.logs);
     case.messages.extend(from_files.messages);
     case.rbd.extend(from_files.rbd);
+    // A node plugin's `kubectl logs` pasted beside the live read (its pod may be gone).
+    case.plugin_logs.extend(from_files.plugin_logs);
+    case.empty_listings.extend(from_files.empty_listings);
     for e in from_files.events {
         if !case
             .events
@@ -228,6 +231,16 @@ async fn probe_node(
             .push("--probe-node: the pod is not scheduled on a node yet; nothing to probe".into());
         return;
     };
+    // A node whose kubelet is not Ready cannot start the probe pod: say so at once instead of
+    // waiting for the probe's deadline.
+    if let Some(why) = case.node().and_then(not_ready) {
+        let line = format!(
+            "--probe-node: node {node} is not Ready ({why}): its kubelet cannot start a probe pod; read it over SSH (`volmnt node check {node} --ssh`) or from its console"
+        );
+        eprintln!("volmnt: {line}");
+        case.notes.push(line);
+        return;
+    }
     let opts = ExecOptions {
         namespace: args.probe_namespace.clone(),
         image: args.probe_image.clone(),
@@ -250,8 +263,8 @@ async fn probe_node(
     };
     let servers = nfs_servers(case);
     if !args.probe_nfs && !servers.is_empty() {
-        case.notes.push(format!(
-            "node {node}: not read: whether NFS server {} answers from the node (--probe-nfs asks it: rpcinfo, showmount, TCP 2049)",
+        case.note_unavailable(format!(
+            "nfs_servers on node {node}: whether NFS server {} answers from the node was not asked (--probe-nfs asks it: rpcinfo, showmount, TCP 2049)",
             servers.join(", ")
         ));
     }
@@ -320,6 +333,28 @@ fn nfs_servers(case: &Case) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Why a node is not Ready (`Ready=Unknown: NodeStatusUnknown, Kubelet stopped posting node
+/// status`), or `None` when it is Ready or says nothing.
+fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
+    let ready = node
+        .status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready")?;
+    (ready.status != "True").then(|| {
+        let mut s = format!("Ready={}", ready.status);
+        if let Some(r) = &ready.reason {
+            s.push_str(&format!(": {r}"));
+        }
+        if let Some(m) = &ready.message {
+            s.push_str(&format!(", {m}"));
+        }
+        s
+    })
 }
 
 /// What kubelet's log lines about this pod name: its UID, its volume names, claims and PVs.
@@ -423,14 +458,22 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     if let (true, Some(cluster)) = (args.probe_node, &cluster) {
         probe_node_guarded(&rt, cluster, &mut case, args, global);
     }
-    // The node's own log lines (the probe's, a pasted dmesg, a saved case's), once; and what
-    // could not be read about the node, said.
+    // The node's own log lines (the probe's, a pasted dmesg, a saved case's), once. What could
+    // not be read about the node is in its facts' `unavailable`, which the report says.
     offline::add_node_logs(&mut case);
-    offline::note_unavailable(&mut case);
     if global.verbose > 0 {
         for i in &case.inputs {
             eprintln!("volmnt: read {i}");
         }
+    }
+    // Ages are measured from when the facts were read: now for a live read, the saved time
+    // for a replayed case (so it reads as the live run did); plain files have none.
+    let now = match &cluster {
+        Some(_) => Some(super::now_secs()),
+        None => case.captured_at,
+    };
+    if cluster.is_some() {
+        case.captured_at = now;
     }
     if let Some(dir) = &args.save {
         let files = save::write(dir, &case)?;
@@ -444,8 +487,7 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         node_os: args.node_os.clone(),
         invocation: global.invocation.clone(),
-        // Live: ages are measured from now; saved files: from their newest event.
-        now: cluster.as_ref().map(|_| super::now_secs()),
+        now,
     };
     let mut report = diagnose::diagnose(&case, &opts);
     // RBD holders: read from Ceph (local CLIs) and judged, when a finding is about them.
@@ -620,7 +662,10 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
             g.cause
         ));
         match g.first_step.as_ref().and_then(|s| s.command.as_deref()) {
-            Some(c) => out.push_str(&format!("         $ {c}  # first step, for {}\n", g.sample)),
+            Some(c) => out.push_str(&format!(
+                "         $ {c}  # first check, for {}\n",
+                g.sample
+            )),
             None => out.push_str(&format!("         e.g. {}\n", g.sample)),
         }
     }

@@ -208,7 +208,12 @@ async fn handle(
                     case,
                     since,
                 } => {
-                    let report = diagnose::diagnose(&case, &Options::default());
+                    // As `doctor pod` reads it live: ages measured from now.
+                    let opts = Options {
+                        now: Some(super::now_secs()),
+                        ..Options::default()
+                    };
+                    let report = diagnose::diagnose(&case, &opts);
                     let cause = report
                         .top()
                         .map(|f| f.cause.clone())

@@ -17,6 +17,7 @@ use regex_automata::{Anchored, Input, MatchKind};
 use serde::{Deserialize, Serialize};
 
 use super::literals::{literal_needs, Need};
+use super::os::{ClientDef, OsDef, OsFields, OsKnowledge, PackageManagerDef};
 use super::report::StepKind;
 
 /// The knowledge file, embedded so the binary needs nothing beside it.
@@ -92,6 +93,47 @@ pub struct StepDef {
     /// out when that step is withheld.
     #[serde(default)]
     pub prepares: bool,
+    /// OS-specific forms: the first whose `when` fits the node's OS replaces the text and the
+    /// command (or drops the step, with `skip`).
+    #[serde(default)]
+    pub variants: Vec<VariantDef>,
+    /// A service to act on, rendered for the node's init system.
+    #[serde(default)]
+    pub service: Option<ServiceDef>,
+}
+
+/// `explain_when:` one explanation for the cases that know `when`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainWhen {
+    pub when: Vec<String>,
+    pub text: String,
+}
+
+/// One OS-specific form of a step.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    /// OS attribute → accepted values (`init: [openrc]`, `security: [apparmor]`, `os: [talos]`,
+    /// `os: [unknown]` for a node whose OS is not known). All keys must fit.
+    pub when: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The step does not apply to this OS.
+    #[serde(default)]
+    pub skip: bool,
+}
+
+/// `service: {name: statd, action: start}`: `name` is a logical service (`services:` of the
+/// node's OS maps it to the unit or OpenRC service).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceDef {
+    pub name: String,
+    /// `start`, `restart`, `reload`, `enable` (start now and at boot) or `status`.
+    pub action: String,
 }
 
 /// How to find a name a command needs when the case does not give it (`lookups:`).
@@ -140,6 +182,10 @@ pub struct CauseDef {
     #[serde(default)]
     pub fs: Option<FsFamily>,
     pub explain: String,
+    /// A more precise explanation when the case knows these names (the first whose `when`
+    /// names are all known replaces `explain`).
+    #[serde(default)]
+    pub explain_when: Vec<ExplainWhen>,
     #[serde(default)]
     pub confirm: Vec<StepDef>,
     #[serde(default)]
@@ -162,29 +208,11 @@ pub struct CauseDef {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OsFamilyDef {
-    pub id: String,
-    pub name: String,
-    #[serde(rename = "match")]
-    pub regex: String,
-}
-
-// No deny_unknown_fields: it does not work with `flatten`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ClientDef {
-    pub name: String,
-    #[serde(flatten)]
-    pub packages: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Knowledge {
-    os_families: Vec<OsFamilyDef>,
-    install_commands: BTreeMap<String, String>,
-    rhel_legacy_match: String,
-    immutable_advice: String,
+    package_managers: BTreeMap<String, PackageManagerDef>,
     clients: BTreeMap<String, ClientDef>,
+    os_families: BTreeMap<String, OsFields>,
+    operating_systems: Vec<OsDef>,
     mount_options: BTreeMap<String, Vec<String>>,
     plugin_families: BTreeMap<String, FsFamily>,
     csi_driver_families: Vec<DriverFamilyDef>,
@@ -603,11 +631,8 @@ pub struct Catalogue {
     pub patterns: Vec<Pattern>,
     /// All pattern regexes, for one pass over a message.
     pub set: PatternScan,
-    pub os_families: Vec<(OsFamilyDef, Regex)>,
-    pub rhel_legacy: Regex,
-    pub install_commands: BTreeMap<String, String>,
-    pub immutable_advice: String,
-    pub clients: BTreeMap<String, ClientDef>,
+    /// Node operating systems: packages, init, services, security module, shell.
+    pub os: OsKnowledge,
     pub mount_options: BTreeMap<String, Vec<String>>,
     pub plugin_families: BTreeMap<String, FsFamily>,
     pub csi_driver_families: Vec<(Regex, FsFamily)>,
@@ -762,23 +787,17 @@ impl Catalogue {
             return Err("the catalogue must define `unknown`".into());
         }
         let set = PatternScan::new(patterns.iter().map(|p| p.def.regex.clone()).collect())?;
-        let os_families = k
-            .os_families
-            .into_iter()
-            .map(|o| {
-                let re = Regex::new(&o.regex).map_err(|e| format!("os {}: {e}", o.id))?;
-                Ok((o, re))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let os = OsKnowledge::build(
+            k.package_managers,
+            k.clients,
+            k.os_families,
+            k.operating_systems,
+        )?;
         Ok(Catalogue {
             causes: k.causes,
             patterns,
             set,
-            os_families,
-            rhel_legacy: Regex::new(&k.rhel_legacy_match).map_err(|e| e.to_string())?,
-            install_commands: k.install_commands,
-            immutable_advice: k.immutable_advice,
-            clients: k.clients,
+            os,
             mount_options: k.mount_options,
             plugin_families: k.plugin_families,
             csi_driver_families: k

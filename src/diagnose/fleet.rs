@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::report::{Diagnosis, Report, Step, StepKind, Target};
+use super::report::{Diagnosis, Report, Step};
 
 /// Stuck pods sharing a cause and the object at its root.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,18 +55,10 @@ pub fn group(reports: &[Report]) -> Vec<Group> {
             nodes: Vec::new(),
             namespaces: Vec::new(),
             sample: pod_id(r),
-            // The first thing to run for the whole group: a fix, else a check; restarting
-            // the one sample pod says nothing about the group.
-            first_step: f
-                .remediation
-                .iter()
-                .chain(&f.confirm)
-                .find(|s| {
-                    s.command.is_some()
-                        && !s.targets.iter().any(|t| matches!(t, Target::Pod { .. }))
-                        && s.kind != StepKind::Backup
-                })
-                .cloned(),
+            // The first thing to run for the whole group: the cause's first read-only check,
+            // as the pod report shows it first; a change or a destructive step is only shown
+            // in the full report, with its checks and backup before it.
+            first_step: f.first_step().cloned(),
             sample_index: i,
         });
         g.pods.push(pod_id(r));

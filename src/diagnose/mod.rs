@@ -8,6 +8,7 @@ pub mod context;
 pub mod fleet;
 pub mod literals;
 pub mod node_check;
+pub mod os;
 pub use crate::model::report;
 pub mod rules;
 pub mod safety;
@@ -21,8 +22,8 @@ use catalogue::catalogue;
 use classify::{classify, normalize};
 use context::{context_for, hints_from_case, Hints, MsgContext};
 pub use report::{
-    Diagnosis, Evidence, Finding, NodeOs, Report, Status, Step, StepKind, Subject, Target,
-    Withheld, SCHEMA_VERSION,
+    Diagnosis, Evidence, Finding, NodeOs, Report, RuledOut, Status, Step, StepKind, Subject,
+    Target, Withheld, SCHEMA_VERSION,
 };
 
 /// Knobs that are not facts of the case.
@@ -59,6 +60,9 @@ pub struct Msg {
     pub time: Option<String>,
     /// When it was last seen (Unix seconds), for events that carry it.
     pub last_seen: Option<i64>,
+    /// How long before its input was captured it was last seen (`8m49s` in a describe or a
+    /// `get events` table), when the input gives an age and no time.
+    pub age_secs: Option<i64>,
     pub text: String,
     pub origin: Origin,
     /// How many times it was seen (event count, duplicates merged).
@@ -78,6 +82,11 @@ pub struct Acc {
     pub consequences: Vec<String>,
     /// The newest time one of its messages was seen (Unix seconds), when known.
     pub last_seen: Option<i64>,
+    /// The age of its newest message in an input that gives ages, not times.
+    pub min_age: Option<i64>,
+    /// Why the evidence rules this cause out (the objects as they are now, the node, a newer
+    /// failure at a later stage): it leaves the ranking and is listed apart.
+    pub ruled_out: Option<String>,
     /// Kinds of evidence from the objects as they are now (set by rules): a finding with some
     /// is not weakened for its messages' age.
     pub from_objects: bool,
@@ -111,6 +120,14 @@ impl Acc {
         let e = Evidence::fact(source, text);
         if !self.evidence.iter().any(|x| x.text == e.text) {
             self.evidence.push(e);
+        }
+    }
+
+    /// The evidence contradicts this cause: it leaves the ranking, and the report says why.
+    /// Nothing raises it again.
+    pub fn rule_out(&mut self, because: impl Into<String>) {
+        if self.ruled_out.is_none() {
+            self.ruled_out = Some(because.into());
         }
     }
 
@@ -287,6 +304,11 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 object: Some(object),
                 time: event_age(e, now).or_else(|| e.age.clone()),
                 last_seen: e.last_seen,
+                age_secs: e
+                    .last_seen
+                    .is_none()
+                    .then(|| e.age.as_deref().and_then(age_secs))
+                    .flatten(),
                 text: e.message.clone(),
                 origin: e.origin,
                 count: e.count.unwrap_or(1),
@@ -312,6 +334,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                     object: Some(object),
                     time: l.timestamp.clone(),
                     last_seen: None,
+                    age_secs: None,
                     text: l.message.clone(),
                     origin: Origin::KubeletLog,
                     count: 1,
@@ -339,6 +362,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                         object: Some(object),
                         time: None,
                         last_seen: None,
+                        age_secs: None,
                         text: msg,
                         origin: Origin::Api,
                         count: 1,
@@ -356,6 +380,7 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
                 object: None,
                 time: None,
                 last_seen: None,
+                age_secs: None,
                 text: m.text.clone(),
                 origin: Origin::Raw,
                 count: 1,
@@ -427,6 +452,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         .cloned()
         .collect();
     let mut notes = Vec::new();
+    let mut ruled_out = Vec::new();
     let (findings, blocks, diagnosis) = if pod_live {
         // Its volumes are mounted: nothing stuck here, whatever older events say.
         let volume_events = msgs
@@ -441,7 +467,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         unrecognised.clear();
         (Vec::new(), blocked_by(case), Diagnosis::Ok)
     } else {
-        let mut findings = finish(accs, case, &node_os, opts, &live);
+        let mut findings = finish(accs, case, &node_os, opts, &live, &mut ruled_out);
         let pod_stuck = subject.waiting_reason.as_deref() == Some("ContainerCreating")
             || subject.phase.as_deref() == Some("Pending");
         if findings.is_empty() && (!unrecognised.is_empty() || pod_stuck) {
@@ -521,9 +547,46 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         blocks,
         unrecognised,
         denied: denied_required,
+        ruled_out,
+        unavailable: case
+            .unavailable
+            .iter()
+            .chain(case.node_facts.iter().flat_map(|f| f.unavailable.iter()))
+            .cloned()
+            .collect(),
         notes,
         inputs: case.inputs.clone(),
     }
+}
+
+/// An age as kubectl prints it (`45s`, `8m49s`, `5h12m`, `2d3h`, `3y`; a describe's
+/// `3s (x4 over 9s)` counts by its first part) in seconds; `None` for `<unknown>` or a time.
+pub fn age_secs(age: &str) -> Option<i64> {
+    let first = age.split_whitespace().next()?;
+    if first.is_empty() || !first.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    let mut total: i64 = 0;
+    let mut num: i64 = 0;
+    let mut any = false;
+    for c in first.chars() {
+        if let Some(d) = c.to_digit(10) {
+            num = num.checked_mul(10)?.checked_add(d as i64)?;
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'y' => 365 * 86_400,
+            _ => return None,
+        };
+        total = total.checked_add(num.checked_mul(unit)?)?;
+        num = 0;
+        any = true;
+    }
+    (any && num == 0).then_some(total)
 }
 
 /// A duration as kubectl prints ages (k8s.io/apimachinery/pkg/util/duration HumanDuration):
@@ -614,6 +677,15 @@ fn stuck_secs(case: &Case, now: Option<i64>) -> Option<i64> {
                 .map(|t| t.0.as_second())
         })?;
     Some(now - since)
+}
+
+/// `Kubelet gave up` → `kubelet gave up` (the first letter only: ids and names stay).
+fn lowercase_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// A finding that does not name a cause: only symptoms, nothing recognised, or everything
@@ -848,6 +920,9 @@ fn classify_into(m: &Msg, hints: &Hints, accs: &mut Accs, unmatched: &mut Vec<Un
         }
         a.symptom &= c.symptom;
         a.origins.insert(origin_kind);
+        if let Some(age) = m.age_secs {
+            a.min_age = Some(a.min_age.map_or(age, |x| x.min(age)));
+        }
         if let Some(t) = m.last_seen {
             a.last_seen = Some(a.last_seen.map_or(t, |x| x.max(t)));
         }
@@ -910,25 +985,48 @@ fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
 /// Messages that only say "timed out waiting for volumes" support the real cause when one is
 /// known; alone they stay as a finding of their own (an inconclusive one).
 fn fold_symptoms(accs: &mut Accs) {
-    if !accs.list.iter().any(|a| !a.symptom) {
+    // A cause the evidence ruled out explains nothing: symptoms stay on their own then.
+    if !accs
+        .list
+        .iter()
+        .any(|a| !a.symptom && a.ruled_out.is_none())
+    {
         return;
     }
     let (symptoms, mut causes): (Vec<Acc>, Vec<Acc>) = accs.list.drain(..).partition(|a| a.symptom);
-    causes.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    causes.sort_by(|a, b| {
+        a.ruled_out
+            .is_some()
+            .cmp(&b.ruled_out.is_some())
+            .then(b.confidence.total_cmp(&a.confidence))
+    });
     if let Some(top) = causes.first_mut() {
-        // Two are enough to show the pod is waiting on this; more only repeat it.
-        const SHOWN: usize = 2;
-        let all: Vec<Evidence> = symptoms.into_iter().flat_map(|s| s.evidence).collect();
-        for e in all.iter().take(SHOWN) {
-            let mut e = e.clone();
-            e.source = format!("symptom, {}", e.source);
-            top.add(e);
+        // One is enough to show the pod is waiting on this; the others only repeat it, and
+        // are counted by what they say (the symptom cause's own title), never as something
+        // they do not say.
+        const SHOWN: usize = 1;
+        let cat = catalogue();
+        let mut shown = 0;
+        let mut more: Vec<String> = Vec::new();
+        for s in symptoms {
+            let n = s.evidence.len();
+            let take = SHOWN.saturating_sub(shown).min(n);
+            for e in s.evidence.into_iter().take(take) {
+                let mut e = e;
+                e.source = format!("symptom, {}", e.source);
+                top.add(e);
+            }
+            shown += take;
+            if n > take {
+                more.push(format!(
+                    "{} that {}",
+                    n - take,
+                    cat.causes[s.cause].title.to_lowercase()
+                ));
+            }
         }
-        if all.len() > SHOWN {
-            top.fact(format!(
-                "symptom: {} more message(s) say kubelet timed out waiting for the volumes",
-                all.len() - SHOWN
-            ));
+        if !more.is_empty() {
+            top.fact(format!("symptom messages too: {}", more.join("; ")));
         }
     }
     accs.list = causes;
@@ -943,7 +1041,10 @@ fn fold_consequences(accs: &mut Accs) {
             let def = &cat.causes[a.cause];
             def.consequence_of.iter().find_map(|root| {
                 let ri = cat.cause_index(root)?;
-                let j = accs.list.iter().position(|b| b.cause == ri)?;
+                let j = accs
+                    .list
+                    .iter()
+                    .position(|b| b.cause == ri && b.ruled_out.is_none())?;
                 (j != i).then_some((i, j))
             })
         });
@@ -970,9 +1071,22 @@ fn finish(
     os: &NodeOs,
     opts: &Options,
     live: &safety::Live,
+    ruled_out: &mut Vec<RuledOut>,
 ) -> Vec<Finding> {
     let cat = catalogue();
-    let mut list = accs.list;
+    let (out, mut list): (Vec<Acc>, Vec<Acc>) =
+        accs.list.into_iter().partition(|a| a.ruled_out.is_some());
+    let mut ruled: Vec<&Acc> = out.iter().collect();
+    ruled.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.cause.cmp(&b.cause))
+    });
+    ruled_out.extend(ruled.into_iter().map(|a| RuledOut {
+        cause: cat.causes[a.cause].id.clone(),
+        title: cat.causes[a.cause].title.clone(),
+        because: a.ruled_out.clone().unwrap_or_default(),
+    }));
     for a in &mut list {
         // Independent kinds of input agreeing make a cause more likely.
         let extra = a.origins.len().saturating_sub(1) as f64;
@@ -1014,7 +1128,7 @@ fn finish(
                 cause: def.id.clone(),
                 title: def.title.clone(),
                 confidence: (a.confidence * 100.0).round() / 100.0,
-                summary: steps::fill(&normalize(&def.explain), &vars),
+                summary: steps::fill(&normalize(steps::explain_for(def, &vars)), &vars),
                 evidence: evidence.iter().map(Evidence::line).collect(),
                 evidence_detail: evidence,
                 reasoning,
@@ -1176,11 +1290,14 @@ fn verdict(
     match findings.first() {
         None => format!("{who}{on}: no volume problem found in the input"),
         Some(f) if f.cause == "unknown" => format!(
-            "{who}{on} is stuck on a volume, but the cause is not recognised: see the steps to gather more"
+            "{who}{on} is stuck on a volume, but the cause is not recognised (unknown, confidence {:.2}): see the steps to gather more",
+            f.confidence
         ),
         Some(f) if diagnosis == Diagnosis::Inconclusive && f.confidence >= 0.3 => format!(
-            "{who}{on} is stuck on a volume, but the input only shows that kubelet timed out waiting for it ({}), not why: read what the steps name next",
-            f.cause
+            "{who}{on} is stuck on a volume, but the input only says that {} ({}, confidence {:.2}), not why: read what the steps name next",
+            lowercase_first(&f.title),
+            f.cause,
+            f.confidence
         ),
         // Everything was weakened (e.g. the node probe ruled the message's cause out).
         Some(f) if f.confidence < 0.3 => format!(

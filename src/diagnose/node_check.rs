@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::catalogue::catalogue;
+use super::os::OsProfile;
 use super::steps::os_family;
 use crate::model::{ModuleState, MountEntry, NodeFacts, Propagation};
 use crate::parse::mountinfo::is_under;
@@ -63,11 +64,27 @@ fn os_label(facts: &NodeFacts) -> String {
         .unwrap_or_else(|| "an unknown OS".into())
 }
 
+/// The OS profile of the probed node (from os-release: PRETTY_NAME, NAME, ID, then ID_LIKE).
+pub fn profile_of(facts: &NodeFacts) -> Option<&'static OsProfile> {
+    let os = &facts.os;
+    let cat = catalogue();
+    [os.pretty_name.as_deref(), os.name.as_deref()]
+        .into_iter()
+        .flatten()
+        .find_map(|s| cat.os.profile(s))
+        .or_else(|| {
+            [os.id.as_deref(), os.id_like.as_deref()]
+                .into_iter()
+                .flatten()
+                .flat_map(|s| std::iter::once(s).chain(s.split_whitespace()))
+                .find_map(|w| cat.os.profile(w))
+        })
+}
+
 /// How to install `client` on this node.
 pub fn install_for(client: &str, facts: &NodeFacts) -> Option<Install> {
     let cat = catalogue();
-    let def = cat.clients.get(client)?;
-    let family = family_of(facts);
+    let def = cat.os.clients.get(client)?;
     let mut inst = Install {
         client: client.to_string(),
         client_name: def.name.clone(),
@@ -75,39 +92,57 @@ pub fn install_for(client: &str, facts: &NodeFacts) -> Option<Install> {
         command: None,
         advice: None,
     };
-    match family {
-        "immutable" => {
-            inst.advice = Some(
-                cat.immutable_advice
-                    .replace("{os}", &os_label(facts))
-                    .trim()
-                    .to_string(),
-            );
-        }
-        "unknown" => {
-            let per: Vec<String> = def
-                .packages
-                .iter()
-                .map(|(fam, pkg)| format!("{fam}: {pkg}"))
-                .collect();
-            inst.advice = Some(format!(
-                "the node's OS is not known (no usable /etc/os-release); the package is {}",
-                per.join(", ")
-            ));
-        }
-        fam => {
-            let pkg = def.packages.get(fam)?.clone();
-            let pretty = facts.os.pretty_name.as_deref().unwrap_or_default();
-            let key = if fam == "rhel" && cat.rhel_legacy.is_match(pretty) {
-                "rhel_legacy"
-            } else {
-                fam
-            };
-            inst.command = cat
-                .install_commands
-                .get(key)
-                .map(|c| c.replace("{packages}", &pkg));
+    let Some(p) = profile_of(facts) else {
+        let per: Vec<String> = cat
+            .os
+            .families
+            .values()
+            .filter_map(|f| {
+                Some(format!(
+                    "{}: {}",
+                    f.family,
+                    f.packages.get(client)?.as_ref()?
+                ))
+            })
+            .collect();
+        inst.advice = Some(format!(
+            "the node's OS is not known (no usable /etc/os-release); the package is {}",
+            per.join(", ")
+        ));
+        return Some(inst);
+    };
+    let on = os_label(facts);
+    if p.ships(client) {
+        inst.advice = Some(format!(
+            "{on} ships the {} in its image: it is not missing from the OS; look at what runs the mount (a containerized kubelet, a CSI node plugin)",
+            def.name
+        ));
+        return Some(inst);
+    }
+    let Some(manager) = p.manager.as_deref() else {
+        inst.advice = Some(match p.extensions.get(client) {
+            Some(ext) => format!("{on} is image-based: add {ext}"),
+            None => format!(
+                "{on} is image-based: packages cannot be installed by hand; use a node image that has the {}, or a CSI driver whose node plugin brings its own client",
+                def.name
+            ),
+        });
+        return Some(inst);
+    };
+    match p.packages.get(client).cloned().flatten() {
+        Some(pkg) => {
+            inst.command = cat.os.install_command(manager, &pkg);
+            if cat.os.managers.get(manager).is_some_and(|m| m.reboot) {
+                inst.advice = Some(format!(
+                    "{on} installs into a new snapshot: reboot the node (drained first) to use it"
+                ));
+            }
             inst.package = Some(pkg);
+        }
+        None => {
+            inst.advice = Some(p.repo_notes.get(client).cloned().unwrap_or_else(|| {
+                format!("{on} has no package for it in its default repositories")
+            }));
         }
     }
     Some(inst)
@@ -301,6 +336,18 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
     } else {
         install_for(v.client(), facts)
     };
+    // Why not, by kind: a helper (a package installs it) is not a kernel problem.
+    let mut why_not = Vec::new();
+    if !missing_progs.is_empty() {
+        why_not.push(format!("helper missing: {}", missing_progs.join(", ")));
+    }
+    match &kernel {
+        Kernel::No(what) if what.contains("cannot load modules") => why_not.push(format!(
+            "not in the kernel, and modules cannot be loaded ({what})"
+        )),
+        Kernel::No(what) => why_not.push(format!("not in the kernel: {what}")),
+        _ => {}
+    }
     Capability {
         volume: v,
         ok,
@@ -308,6 +355,7 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
         found,
         missing,
         kernel_unknown,
+        why_not,
         notes,
         install,
     }
@@ -964,8 +1012,12 @@ mod tests {
             &facts("Flatcar Container Linux by Kinvolk 3815.2.5 (Oklo)", &[]),
         )
         .unwrap();
+        // Flatcar ships the NFS client; Bottlerocket has none and no package manager.
         assert!(flatcar.command.is_none());
-        assert!(flatcar.advice.unwrap().contains("immutable"));
+        assert!(flatcar.advice.unwrap().contains("ships the NFS client"));
+        let br = install_for("nfs", &facts("Bottlerocket OS 1.20.3 (aws-k8s-1.29)", &[])).unwrap();
+        assert!(br.command.is_none());
+        assert!(br.advice.unwrap().contains("image-based"));
         let rbd = install_for("rbd", &facts("Debian GNU/Linux 12 (bookworm)", &[])).unwrap();
         assert_eq!(rbd.package.as_deref(), Some("ceph-common"));
     }

@@ -7,8 +7,9 @@ use std::sync::LazyLock;
 use k8s_openapi::api::core::v1::Volume;
 use regex::Regex;
 
-use super::catalogue::{catalogue, FsFamily, StepDef};
+use super::catalogue::{catalogue, FsFamily, ServiceDef, StepDef};
 use super::context::MsgContext;
+use super::os::OsProfile;
 use super::report::{Evidence, NodeOs, Step, StepKind, Target};
 use super::{Acc, Options};
 use crate::model::Case;
@@ -33,6 +34,13 @@ static OBJECT_MISSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\b(configmap|secret)s? "([^"]+)" not found|(?i)couldn't find key \S+ in (ConfigMap|Secret) \S+/(\S+)"#)
         .expect("static regex")
 });
+/// kubelet naming the key a pod mounts that the object lacks (pkg/volume/secret, configmap,
+/// projected): `couldn't find key tls.key in Secret shop/web-tls`, `configmap references
+/// non-existent config key: app.properties`, `secret references non-existent secret key: x`.
+static MISSING_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"couldn't find key (\S+) in (?:ConfigMap|Secret) ([a-z0-9][a-z0-9.-]*)/|references non-existent (?:config map |config |configmap |secret )key: ([^\s"]+)"#)
+        .expect("static regex")
+});
 static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)")
         .expect("static regex")
@@ -42,13 +50,38 @@ static PVC_NAME: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 static TOOL_MISSING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:exec: "|unknown filesystem type ')(?:mkfs\.)?([a-z0-9.]+)|\b(iscsiadm|mkfs\.xfs|mkfs\.ext4|xfs)\b"#)
+    Regex::new(r#"(?:exec: "|unknown filesystem type '|failed to execute |can't execute ')(?:/[a-z/]*/)?([a-z0-9._-]+)|\b(iscsiadm|iscsid|rbd|mount\.(?:nfs4?|cifs|glusterfs|ceph)|multipathd?|mkfs\.(?:xfs|ext[234])|xfs)\b"#)
         .expect("static regex")
 });
 
 /// `dial tcp 10.0.0.9:3260: i/o timeout`, `connect to 10.0.0.9:6789 failed`: what to test.
 static ENDPOINT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:dial tcp|connect to|connecting to|portal:?)\s+\[?([0-9A-Za-z][0-9A-Za-z.:-]*?[0-9A-Za-z])\]?:(\d{2,5})\b")
+        .expect("static regex")
+});
+/// `modprobe: FATAL: Module rbd not found`, `modprobe rbd`, `failed to load rbd module`.
+static KERNEL_MODULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module)")
+        .expect("static regex")
+});
+/// `nfs-server.storage.svc.cluster.local`: a Service's cluster DNS name.
+static SERVICE_DNS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?)\.([a-z0-9]([a-z0-9-]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?$")
+        .expect("static regex")
+});
+/// The kernel's name of the device a filesystem complains about: `XFS (rbd0):`, `EXT4-fs (sdb):`.
+static KERNEL_DEVICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:XFS|EXT4-fs|EXT3-fs|BTRFS[a-z ]*) \(((?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop)[a-z0-9p-]*)\)")
+        .expect("static regex")
+});
+/// The path a `permission denied` names: `mkdir /var/lib/x: permission denied`.
+static DENIED_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:mkdir|open|stat|lstat|chmod|chown|lchown|mount|rmdir|unlinkat|openat|create|setxattr|lsetxattr)(?:\(\))? (/[A-Za-z0-9._/@+=-]+):? (?:[a-z ]*: )?[Pp]ermission denied")
+        .expect("static regex")
+});
+/// nfs-utils utils/mount/error.c: `mount.nfs: access denied by server while mounting %s`.
+static NFS_MOUNTING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"while mounting \[?([0-9A-Za-z][0-9A-Za-z.:-]*?)\]?:(/[^\s,;\x22']*)")
         .expect("static regex")
 });
 static ISCSI: LazyLock<Regex> =
@@ -68,6 +101,14 @@ pub fn fill(template: &str, vars: &Vars) -> String {
                 .unwrap_or_else(|| c[1].replace('_', " ")),
         })
         .into_owned()
+}
+
+/// The cause's explanation for this case: the first `explain_when` whose names it knows.
+pub fn explain_for<'a>(def: &'a super::catalogue::CauseDef, vars: &Vars) -> &'a str {
+    def.explain_when
+        .iter()
+        .find(|e| e.when.iter().all(|n| vars.contains_key(n.as_str())))
+        .map_or(def.explain.as_str(), |e| e.text.as_str())
 }
 
 /// Fill a command: every name must be known, or there is no command (the names missing are
@@ -227,6 +268,37 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("object_name", name.to_string());
         }
     }
+    if let Some(c) = MISSING_KEY.captures(&text) {
+        if let Some(k) = c.get(1).or(c.get(3)) {
+            v.insert(
+                "object_key",
+                k.as_str().trim_end_matches(['"', '\\']).to_string(),
+            );
+        }
+        if let Some(ns) = c.get(2) {
+            v.entry("namespace")
+                .or_insert_with(|| ns.as_str().to_string());
+        }
+        // The message names the key only: the pod's spec names the object that should have it.
+        if !v.contains_key("object_name") {
+            if let (Some(key), Some(pod)) = (v.get("object_key").cloned(), &case.pod) {
+                if let Some((kind, name)) = object_with_key(pod, &key) {
+                    v.insert(
+                        "object_title",
+                        if kind == "secret" {
+                            "Secret"
+                        } else {
+                            "ConfigMap"
+                        }
+                        .to_string(),
+                    );
+                    v.insert("object", format!("{kind} {name}"));
+                    v.insert("object_kind", kind.to_string());
+                    v.insert("object_name", name);
+                }
+            }
+        }
+    }
     if !v.contains_key("image") {
         if let Some(c) = RBD_IMAGE.captures(&text) {
             let img = c[1].trim_end_matches(['"', '\\']).to_string();
@@ -246,12 +318,75 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
+    // mount.nfs names what it mounted: `access denied by server while mounting SRV:/export`.
+    if !v.contains_key("source") {
+        if let Some(c) = NFS_MOUNTING.captures(&text) {
+            let (host, path) = (c[1].to_string(), c[2].to_string());
+            v.insert("source", format!("{host}:{path}"));
+            v.entry("server").or_insert(host);
+            v.entry("export").or_insert(path);
+        }
+    }
     if let Some(c) = ENDPOINT.captures(&text) {
         v.insert("endpoint_host", c[1].to_string());
         v.insert("endpoint_port", c[2].to_string());
     }
     if ISCSI.is_match(&text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
         v.insert("iscsi", "true".into());
+    }
+    // The client a missing program belongs to, when the message names the program.
+    if !v.contains_key("client") {
+        if let Some(c) = client_in_text(&text) {
+            v.insert("client", c.to_string());
+        } else if v.contains_key("iscsi") && text.contains("iscsi") {
+            v.insert("client", "iscsi".to_string());
+        }
+    }
+    if let Some(progs) = v
+        .get("client")
+        .and_then(|c| catalogue().os.clients.get(c.as_str()))
+        .filter(|d| !d.programs.is_empty())
+    {
+        v.insert("programs", progs.programs.join(" "));
+    }
+    if let Some(m) = KERNEL_MODULE
+        .captures(&text)
+        .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)))
+    {
+        v.insert("module", m.as_str().to_string());
+    }
+    if v.get("driver").is_some_and(|d| d.contains("longhorn"))
+        || v.get("device")
+            .is_some_and(|d| d.starts_with("/dev/longhorn/"))
+    {
+        v.insert("longhorn", "true".into());
+    }
+    // A server given as a Service's cluster DNS name: the node's resolver does not see it.
+    if let Some(c) = v.get("server").and_then(|s| SERVICE_DNS.captures(s)) {
+        let (name, ns) = (c[1].to_string(), c[3].to_string());
+        v.insert("svc_name", name);
+        v.insert("svc_namespace", ns);
+    }
+    if !v.contains_key("device") {
+        // The kernel names the device it refused: `XFS (rbd0): Filesystem has duplicate UUID`.
+        if let Some(c) = KERNEL_DEVICE.captures(&text) {
+            v.insert("device", format!("/dev/{}", &c[1]));
+        }
+    }
+    if !v.contains_key("path") {
+        if let Some(c) = DENIED_PATH.captures(&text) {
+            v.insert("path", c[1].trim_end_matches([':', '"', '\'']).to_string());
+        }
+    }
+    if let Some(kind) = v.get("hostpath_kind").cloned() {
+        let create = match kind.as_str() {
+            "directory" => Some("DirectoryOrCreate"),
+            "file" => Some("FileOrCreate"),
+            _ => None,
+        };
+        if let Some(t) = create {
+            v.insert("hostpath_create_type", t.into());
+        }
     }
     if let Some(uid) = case
         .pod
@@ -270,7 +405,41 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     // shell syntax to a line an operator pastes.
     v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
     derive_device_and_backup(&mut v);
+    // What read-only checks may name: the stable name when one is known, else the device as
+    // the message names it now (Longhorn, RBD, DRBD and serial-less virtio disks have no
+    // by-id name; a check needs none). Repairs take only the stable name.
+    if let Some(d) = v.get("device_stable").or_else(|| v.get("device")).cloned() {
+        v.insert("device_check", d);
+    }
     v
+}
+
+/// The ConfigMap or Secret of the pod's volumes (projected sources included) whose items name
+/// `key`: ("secret" | "configmap", name).
+fn object_with_key(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    key: &str,
+) -> Option<(&'static str, String)> {
+    let has = |items: &Option<Vec<k8s_openapi::api::core::v1::KeyToPath>>| {
+        items.iter().flatten().any(|i| i.key == key)
+    };
+    for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+        if let Some(s) = v.secret.as_ref().filter(|s| has(&s.items)) {
+            return s.secret_name.clone().map(|n| ("secret", n));
+        }
+        if let Some(c) = v.config_map.as_ref().filter(|c| has(&c.items)) {
+            return Some(("configmap", c.name.clone()));
+        }
+        for src in v.projected.iter().flat_map(|p| p.sources.iter().flatten()) {
+            if let Some(s) = src.secret.as_ref().filter(|s| has(&s.items)) {
+                return Some(("secret", s.name.clone()));
+            }
+            if let Some(c) = src.config_map.as_ref().filter(|c| has(&c.items)) {
+                return Some(("configmap", c.name.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// Names only ever used in sentences, never in commands.
@@ -316,6 +485,7 @@ fn derive_device_and_backup(v: &mut Vars) {
     }
     let driver = v.get("driver").cloned().unwrap_or_default();
     let handle = v.get("handle").cloned();
+
     let label = v
         .get("pv")
         .or_else(|| v.get("pvc"))
@@ -463,16 +633,39 @@ fn client_for(ctx: &MsgContext) -> Option<&'static str> {
     }
     let out = ctx.error.output.as_deref().unwrap_or("");
     let t = format!("{out} {}", ctx.fstype.as_deref().unwrap_or(""));
+    client_in_text(&t)
+}
+
+/// The client a missing program belongs to, from a message that names the program
+/// (`exec: "rbd": executable file not found`, `iscsiadm: ...`, `mkfs.xfs`).
+pub fn client_in_text(text: &str) -> Option<&'static str> {
     let tool = TOOL_MISSING
-        .captures(&t)
+        .captures(text)
         .and_then(|c| c.get(1).or(c.get(2)))
-        .map(|m| m.as_str().to_string());
-    match tool.as_deref() {
-        Some("iscsiadm") => Some("iscsi"),
-        Some("xfs" | "mkfs.xfs") => Some("xfs"),
-        Some("ext4" | "mkfs.ext4") => Some("ext4"),
-        _ => None,
-    }
+        .map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())?;
+    client_of_program(&tool)
+}
+
+/// `mount.nfs` → `nfs`, `rbd` → `rbd`, `iscsiadm` → `iscsi`, `mkfs.xfs` → `xfs`.
+pub fn client_of_program(tool: &str) -> Option<&'static str> {
+    let t = tool.rsplit('/').next().unwrap_or(tool);
+    let t = t
+        .strip_prefix("mount.")
+        .or_else(|| t.strip_prefix("mkfs."))
+        .or_else(|| t.strip_prefix("fsck."))
+        .unwrap_or(t);
+    Some(match t {
+        "nfs" | "nfs4" => "nfs",
+        "cifs" | "smb3" | "smbfs" => "cifs",
+        "glusterfs" => "glusterfs",
+        "ceph" | "ceph-fuse" | "cephfs" => "cephfs",
+        "rbd" | "rbd-nbd" => "rbd",
+        "iscsiadm" | "iscsid" | "iscsi" | "iscsi_tcp" => "iscsi",
+        "multipath" | "multipathd" => "multipath",
+        "xfs" | "xfs_repair" | "xfs_admin" | "xfs_growfs" => "xfs",
+        "ext4" | "ext3" | "ext2" | "e2fsck" | "resize2fs" | "tune2fs" => "ext4",
+        _ => return None,
+    })
 }
 
 /// Which OS family the node runs, from `--node-os` or the Node object.
@@ -506,35 +699,41 @@ pub fn node_os(case: &Case, opts: &Options) -> NodeOs {
         ),
         _ => (None, None),
     };
+    let profile = image.as_deref().and_then(|i| catalogue().os.profile(i));
     NodeOs {
-        family: image
-            .as_deref()
-            .map(os_family)
-            .unwrap_or("unknown")
-            .to_string(),
+        family: profile.map_or("unknown", |p| p.family.as_str()).to_string(),
+        os: profile.map(|p| p.id.clone()),
+        init: profile.map(|p| p.init.clone()),
+        security: profile.map(|p| p.security.clone()),
+        delivery: profile.map(|p| p.delivery.clone()),
         os_image: image,
         source,
-        kernel: info.map(|i| i.kernel_version.clone()),
+        kernel: info
+            .map(|i| i.kernel_version.clone())
+            .or_else(|| case.node_facts.as_ref().and_then(|f| f.kernel.clone())),
         kubelet_version: info.map(|i| i.kubelet_version.clone()),
     }
 }
 
-/// The OS family id of an osImage string (or of a family id given as is).
-pub fn os_family(image: &str) -> &'static str {
+/// The profile of the node's OS, when it is known.
+pub fn profile_of(os: &NodeOs) -> Option<&'static OsProfile> {
     let cat = catalogue();
-    for (def, re) in &cat.os_families {
-        if def.id == image || re.is_match(image) {
-            return match def.id.as_str() {
-                "immutable" => "immutable",
-                "rhel" => "rhel",
-                "debian" => "debian",
-                "suse" => "suse",
-                "alpine" => "alpine",
-                _ => "unknown",
-            };
-        }
+    os.os
+        .as_deref()
+        .and_then(|id| cat.os.profile(id))
+        .or_else(|| os.os_image.as_deref().and_then(|i| cat.os.profile(i)))
+}
+
+/// The OS family id of an osImage string (or of an OS or family id given as is).
+pub fn os_family(image: &str) -> &'static str {
+    match catalogue().os.profile(image).map(|p| p.family.as_str()) {
+        Some("immutable") => "immutable",
+        Some("rhel") => "rhel",
+        Some("debian") => "debian",
+        Some("suse") => "suse",
+        Some("alpine") => "alpine",
+        _ => "unknown",
     }
-    "unknown"
 }
 
 /// What a list of steps is rendered for.
@@ -578,13 +777,38 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             out.extend(install_steps(&fill(&d.text, vars), &client, vars, os));
             continue;
         }
-        let kind = d.kind.unwrap_or(if cx.confirm {
+        let profile = profile_of(os);
+        // The step's form on this OS.
+        let (text_t, command_t) = match pick_variant(&d.variants, profile) {
+            Some(v) if v.skip => continue,
+            Some(v) => (
+                v.text.clone().unwrap_or_else(|| d.text.clone()),
+                v.command.clone(),
+            ),
+            None => (d.text.clone(), d.command.clone()),
+        };
+        let mut kind = d.kind.unwrap_or(if cx.confirm {
             StepKind::Check
         } else {
             StepKind::Change
         });
-        let mut text = fill(&d.text, vars);
-        let command = match d.command.as_deref().map(|c| fill_command(c, vars)) {
+        let mut text = fill(&text_t, vars);
+        let mut os_label = None;
+        let command_t = match &d.service {
+            Some(svc) => {
+                let (cmd, note, label) = service_command(svc, profile, vars);
+                if let Some(n) = note {
+                    text.push_str(&n);
+                }
+                if svc.action == "status" {
+                    kind = StepKind::Check;
+                }
+                os_label = label;
+                cmd
+            }
+            None => command_t,
+        };
+        let command = match command_t.as_deref().map(|c| fill_command(c, vars)) {
             None => None,
             Some(Ok(c)) => Some(c),
             Some(Err(missing)) => {
@@ -594,7 +818,9 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                     match cat.lookups.get(m.as_str()) {
                         Some(l) => match l.command.as_deref().map(|c| fill_command(c, vars)) {
                             Some(Ok(c)) => {
-                                let step = Step::new(fill(&l.text, vars), Some(c), StepKind::Check);
+                                let mut t = fill(&l.text, vars);
+                                let c = for_node_shell(c, profile, vars, &mut t);
+                                let step = Step::new(t, c, StepKind::Check);
                                 if !out.iter().any(|s| s.command == step.command) {
                                     out.push(step);
                                 }
@@ -616,6 +842,7 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             }
         };
         let command = command.map(|c| self_named(&c, cx.invocation));
+        let command = command.and_then(|c| for_node_shell(c, profile, vars, &mut text));
         out.push(Step {
             text,
             command,
@@ -623,7 +850,7 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             destructive: kind == StepKind::Destructive,
             destroys: d.destroys.as_ref().map(|t| fill(t, vars)),
             needs_confirmation: d.confirm_first || kind == StepKind::Destructive,
-            os_family: None,
+            os_family: os_label,
             targets: targets(d, vars),
             prepares: d.prepares,
         });
@@ -660,7 +887,8 @@ fn self_named(command: &str, invocation: &str) -> String {
 /// recreates may be deleted: a bare pod would be gone for good.
 fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
     let (pod, ns) = (vars.get("pod"), vars.get("namespace"));
-    let retries = "Kubelet retries the mount by itself (its back-off grows to about 2 minutes), so the pod starts on its own once the cause is fixed";
+    let retries =
+        "Kubelet retries by itself (its back-off grows to about 2 minutes) once the cause is fixed";
     match (pod, ns) {
         (Some(pod), Some(ns)) => {
             let target = Target::Pod {
@@ -669,7 +897,7 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
             };
             if let Some(ctrl) = vars.get("controller") {
                 let mut s = Step::new(
-                    format!("To retry at once instead of waiting, delete the stuck pod: its controller {ctrl} recreates it. Kubelet would also retry by itself, with a back-off of up to about 2 minutes, once the cause is fixed"),
+                    format!("To retry now rather than wait for kubelet's back-off (up to about 2 minutes), delete the pod: {ctrl} recreates it"),
                     Some(format!("kubectl delete pod {pod} -n {ns}")),
                     StepKind::Change,
                 );
@@ -677,7 +905,7 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
                 vec![s]
             } else if vars.contains_key("bare_pod") {
                 let mut save = Step::new(
-                    format!("Nothing needs deleting. {retries}. {pod} has no controller, so a deleted pod would not come back. To restart it anyway, save its spec first"),
+                    format!("{retries}. {pod} has no controller, so a deleted pod would not come back: to restart it anyway, save its spec first"),
                     Some(format!("kubectl get pod {pod} -n {ns} -o yaml | tee {pod}.pod.yaml")),
                     StepKind::Backup,
                 );
@@ -692,106 +920,346 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
                 vec![save, recreate]
             } else {
                 vec![Step::new(
-                    format!("{retries}. To retry at once, the pod may be deleted only if a controller recreates it: this prints its owner's kind (ReplicaSet, StatefulSet, DaemonSet, Job); if it prints nothing, do not delete it"),
+                    format!("{retries}. Delete the pod to retry now only if a controller recreates it: this prints its owner's kind (nothing: do not delete it)"),
                     Some(format!("kubectl get pod {pod} -n {ns} -o jsonpath='{{.metadata.ownerReferences[*].kind}}'")),
                     StepKind::Check,
                 )]
             }
         }
-        _ => vec![Step::new(
-            format!("{retries}; the input does not name the pod and its namespace, so no restart command is given"),
-            None,
-            StepKind::Check,
-        )],
+        _ => vec![Step::new(retries.to_string(), None, StepKind::Check)],
     }
 }
 
+/// The first variant of a step whose `when` fits the node's OS (`os: [unknown]` fits a node
+/// whose OS is not known).
+fn pick_variant<'a>(
+    variants: &'a [super::catalogue::VariantDef],
+    profile: Option<&OsProfile>,
+) -> Option<&'a super::catalogue::VariantDef> {
+    variants.iter().find(|v| {
+        v.when.iter().all(|(key, values)| match profile {
+            Some(p) => p.attr(key).is_some_and(|a| values.iter().any(|v| v == a)),
+            None => key == "os" && values.iter().any(|v| v == "unknown"),
+        })
+    })
+}
+
+/// A service action for the node's init system: the command template, a note for the text, and
+/// the OS label when the OS is not known (then the systemd form is given). `name` may list
+/// several logical services, separated by spaces.
+fn service_command(
+    svc: &ServiceDef,
+    profile: Option<&OsProfile>,
+    vars: &Vars,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let fams = &catalogue().os.families;
+    let (p, unknown) = match profile {
+        Some(p) => (p, false),
+        None => match fams.get("debian") {
+            Some(p) => (p, true),
+            None => return (None, None, None),
+        },
+    };
+    let names: Vec<&str> = svc.name.split_whitespace().collect();
+    let units: Vec<String> = names.iter().map(|n| p.service(n)).collect();
+    let a = svc.action.as_str();
+    match p.init.as_str() {
+        "systemd" => {
+            let (fixed, enableable): (Vec<&String>, Vec<&String>) = units
+                .iter()
+                .partition(|u| STATIC_UNITS.contains(&u.as_str()));
+            let join = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
+            let cmd = match a {
+                "status" => format!("systemctl status {} --no-pager", units.join(" ")),
+                // `enable` does nothing for a static unit (rpc-statd is started on demand by
+                // mount.nfs through start-statd): it is started; the others are enabled too.
+                // On RHCOS a unit is enabled by a MachineConfig (a change by hand on the node
+                // is configuration drift the Machine Config Operator reports): start it now.
+                "enable" if matches!(p.delivery.as_str(), "machine-config" | "image") => {
+                    format!("sudo systemctl start {}", units.join(" "))
+                }
+                "enable" => {
+                    let mut parts = Vec::new();
+                    if !enableable.is_empty() {
+                        parts.push(format!("sudo systemctl enable --now {}", join(&enableable)));
+                    }
+                    if !fixed.is_empty() {
+                        parts.push(format!("sudo systemctl start {}", join(&fixed)));
+                    }
+                    parts.join(" && ")
+                }
+                other => format!("sudo systemctl {other} {}", units.join(" ")),
+            };
+            let note = match (a, p.delivery.as_str()) {
+                ("enable", "machine-config") => Some(format!(
+                    " (to keep it across reboots on {}, enable {} in a MachineConfig's systemd units)",
+                    p.name,
+                    units.join(" and ")
+                )),
+                ("enable", "image") => Some(format!(
+                    " (on {} a change made on the node does not survive a reboot: set it in the node image or its user data)",
+                    p.name
+                )),
+                _ => None,
+            };
+            let note = note.or_else(|| {
+                unknown.then(|| {
+                    let openrc: Vec<String> = names
+                        .iter()
+                        .map(|n| {
+                            let u = fams.get("alpine").map(|a| a.service(n)).unwrap_or_default();
+                            format!("`rc-service {u} {}`", openrc_action(a))
+                        })
+                        .collect();
+                    format!(" (systemd; on OpenRC: {})", openrc.join(", "))
+                })
+            });
+            (Some(cmd), note, unknown.then(|| "systemd".to_string()))
+        }
+        "openrc" => {
+            let cmd = units
+                .iter()
+                .map(|u| match a {
+                    "status" => format!("rc-service {u} status"),
+                    "enable" => {
+                        format!("sudo rc-update add {u} default && sudo rc-service {u} start")
+                    }
+                    other => format!("sudo rc-service {u} {}", openrc_action(other)),
+                })
+                .collect::<Vec<_>>()
+                .join(if a == "status" { "; " } else { " && " });
+            (Some(cmd), None, None)
+        }
+        _ => {
+            // No init an operator talks to (Talos): its services are listed by talosctl.
+            let node = vars.get("node").map(String::as_str);
+            let cmd = node.map(|n| format!("talosctl -n {n} service"));
+            (
+                cmd,
+                Some(format!(
+                    " ({} has no service manager to call: its services come with the OS or its system extensions; `talosctl service` lists them)",
+                    p.name
+                )),
+                None,
+            )
+        }
+    }
+}
+
+/// OpenRC scripts have no `reload` in general: restart is what works everywhere.
+fn openrc_action(a: &str) -> &str {
+    match a {
+        "reload" => "restart",
+        "enable" => "start",
+        other => other,
+    }
+}
+
+/// systemd units that cannot be enabled (no [Install] section): nfs-utils' rpc-statd.service.
+pub const STATIC_UNITS: &[&str] = &["rpc-statd", "rpc-statd.service"];
+
+/// The first word of commands run from a workstation, not on the node.
+const CLUSTER_TOOLS: &[&str] = &[
+    "kubectl",
+    "kubectl-volmnt",
+    "volmnt",
+    "oc",
+    "rbd",
+    "ceph",
+    "aws",
+    "gcloud",
+    "az",
+    "printf",
+    "talosctl",
+    "helm",
+];
+
+/// Whether a command is run on the node (anything but the cluster and cloud CLIs, and the
+/// NFS server's own `exportfs`).
+pub fn runs_on_node(command: &str) -> bool {
+    let first = command
+        .split_whitespace()
+        .find(|w| *w != "sudo")
+        .unwrap_or("");
+    !CLUSTER_TOOLS.contains(&first) && first != "exportfs"
+}
+
+/// A node-side command as it can be run on this OS: as is on a node with a shell; through `oc
+/// debug` on RHCOS; from the admin container on Bottlerocket; not at all on Talos (no shell),
+/// where the text says so and the command is dropped.
+fn for_node_shell(
+    command: String,
+    profile: Option<&OsProfile>,
+    vars: &Vars,
+    text: &mut String,
+) -> Option<String> {
+    let Some(p) = profile else {
+        return Some(command);
+    };
+    if !runs_on_node(&command) {
+        return Some(command);
+    }
+    match p.shell.as_str() {
+        "talosctl" => {
+            let node = vars.get("node").map(String::as_str).unwrap_or("NODE");
+            text.push_str(&format!(
+                " ({} has no shell to run `{}` in: read the node with talosctl (`talosctl -n {node} dmesg`, `talosctl -n {node} read /proc/self/mountinfo`) or a privileged debug pod)",
+                p.name,
+                command.split_whitespace().find(|w| *w != "sudo").unwrap_or("it")
+            ));
+            None
+        }
+        "admin-container" => {
+            text.push_str(&format!(
+                " (on {}, from the admin container's root shell: `sudo sheltie`)",
+                p.name
+            ));
+            Some(command.replace("sudo ", ""))
+        }
+        "oc-debug" => match vars.get("node") {
+            Some(node) => {
+                let inner = command.replace("sudo ", "").replace('\'', r"'\''");
+                Some(format!(
+                    "oc debug node/{node} -- chroot /host sh -c '{inner}'"
+                ))
+            }
+            None => {
+                text.push_str(" (on RHCOS: in `oc debug node/NODE`, then `chroot /host`)");
+                Some(command.replace("sudo ", ""))
+            }
+        },
+        _ => Some(command),
+    }
+}
+
+/// How to get `client` onto the node, for its OS.
 fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step> {
     let cat = catalogue();
-    let Some(def) = cat.clients.get(client) else {
+    let Some(def) = cat.os.clients.get(client) else {
         // No package known (the tool lives in a driver image, or the fs is unknown).
         return vec![Step::new(text, None, StepKind::Change)];
     };
     let node = vars.get("node");
-    let command_for = |family: &str, image: Option<&str>| -> Option<String> {
-        let pkg = def.packages.get(family)?;
-        let key = if family == "rhel" && image.is_some_and(|i| cat.rhel_legacy.is_match(i)) {
-            "rhel_legacy"
-        } else {
-            family
-        };
-        cat.install_commands
-            .get(key)
-            .map(|c| c.replace("{packages}", pkg))
+    let Some(p) = profile_of(os) else {
+        return install_unknown_os(text, client, &def.name, node);
     };
-    let alt = |text: String, command: Option<String>, family: &str| {
-        let mut s = Step::new(text, command, StepKind::Change);
-        s.os_family = Some(family.to_string());
-        s
-    };
-    match os.family.as_str() {
-        "immutable" => vec![Step::new(
+    let on = os.os_image.clone().unwrap_or_else(|| p.name.clone());
+    if p.ships(client) {
+        return vec![Step::new(
             format!(
-                "{text}: {}",
-                cat.immutable_advice
-                    .replace("{os}", os.os_image.as_deref().unwrap_or("immutable"))
-                    .trim()
+                "{on} ships the {} in its image, so there is nothing to install: the mount runs where it is not seen (a containerized kubelet's own image, or a CSI node plugin's image): look there, and at the other findings",
+                def.name
+            ),
+            None,
+            StepKind::Check,
+        )];
+    }
+    let Some(manager) = p.manager.as_deref() else {
+        let how = match (p.extensions.get(client), p.delivery.as_str()) {
+            (Some(ext), _) => format!("add {ext}"),
+            (None, "machine-config") => "add it with a MachineConfig (or use a CSI driver whose node plugin brings it)".into(),
+            (None, "extension") => "no extension of the OS is known to bring it: use a CSI driver whose node plugin brings its own client".into(),
+            _ => "use another node image or variant that has it, or a CSI driver whose node plugin brings its own client (for NFS: csi-driver-nfs; on EKS, efs.csi.aws.com)".into(),
+        };
+        return vec![Step::new(
+            format!(
+                "{text}: {on} is image-based; packages cannot be installed on it by hand and would not survive a reboot: {how}, then let the pod retry",
             ),
             None,
             StepKind::Change,
-        )],
-        "unknown" => {
-            let mut steps = vec![match node {
-                Some(node) => Step::new(
-                    format!("{text} ({}); the node's OS is not known: find it first", def.name),
-                    Some(format!(
-                        "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
-                    )),
-                    StepKind::Check,
-                ),
-                None => Step::new(
-                    format!(
-                        "{text} ({}); the node and its OS are not known: `kubectl get nodes -o wide` shows each node's OS image",
-                        def.name
-                    ),
-                    None,
-                    StepKind::Check,
-                ),
-            }];
-            for (family, label) in [
-                (
-                    "rhel",
-                    "RHEL-like (RHEL/CentOS/Rocky/Alma 8+, Fedora, Amazon Linux 2023)",
-                ),
-                ("rhel_legacy", "CentOS/RHEL 7, Amazon Linux 2"),
-                ("debian", "Debian/Ubuntu"),
-                ("suse", "SUSE"),
-            ] {
-                let cmd = if family == "rhel_legacy" {
-                    command_for("rhel", Some("CentOS Linux 7"))
-                } else {
-                    command_for(family, None)
-                };
-                if let Some(cmd) = cmd {
-                    steps.push(alt(format!("on {label}"), Some(cmd), family));
-                }
-            }
-            steps.push(alt("on an immutable OS (Talos, Flatcar, Bottlerocket, COS): the client cannot be installed by hand; use the OS's extension mechanism or a CSI driver that brings its own client".into(), None, "immutable"));
-            steps
-        }
-        family => vec![Step::new(
+        )];
+    };
+    let mgr = cat.os.managers.get(manager);
+    let Some(pkg) = p.packages.get(client).cloned().flatten() else {
+        let note = p.repo_notes.get(client).cloned().unwrap_or_else(|| {
             format!(
-                "{text}: {} is {}",
-                def.name,
-                os.os_image
-                    .as_deref()
-                    .map(|i| format!("missing on {i}"))
-                    .unwrap_or_else(|| format!("missing ({family})"))
-            ),
-            command_for(family, os.os_image.as_deref()),
+                "{} has no package for it in its default repositories",
+                p.name
+            )
+        });
+        return vec![Step::new(
+            format!("{text}: {note}; or use a CSI driver whose node plugin brings its own client"),
+            None,
             StepKind::Change,
-        )],
+        )];
+    };
+    let mut steps = vec![Step::new(
+        format!("{text} ({pkg} on {on})"),
+        cat.os.install_command(manager, &pkg),
+        StepKind::Change,
+    )];
+    if mgr.is_some_and(|m| m.reboot) {
+        let mut drain = Step::new(
+            format!(
+                "{on} activates the new snapshot at the next boot: move the pods off the node and reboot it (the drain refuses pods it cannot evict safely; read what it says)"
+            ),
+            node.map(|n| format!("kubectl drain {n} --ignore-daemonsets")),
+            StepKind::Change,
+        );
+        drain.needs_confirmation = true;
+        let mut reboot = Step::new(
+            "then, on the node, reboot it into the new snapshot",
+            Some("sudo systemctl reboot".to_string()),
+            StepKind::Change,
+        );
+        reboot.needs_confirmation = true;
+        steps.push(drain);
+        steps.push(reboot);
+        if let Some(n) = node {
+            steps.push(Step::new(
+                "when the node is Ready again",
+                Some(format!("kubectl uncordon {n}")),
+                StepKind::Change,
+            ));
+        }
     }
+    steps
+}
+
+/// The node's OS is not known: find it, then the command for each family.
+fn install_unknown_os(text: &str, client: &str, name: &str, node: Option<&String>) -> Vec<Step> {
+    let cat = catalogue();
+    let mut steps = vec![match node {
+        Some(node) => Step::new(
+            format!("{text} ({name}); the node's OS is not known: find it first"),
+            Some(format!(
+                "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
+            )),
+            StepKind::Check,
+        ),
+        None => Step::new(
+            format!(
+                "{text} ({name}); the node and its OS are not known: `kubectl get nodes -o wide` shows each node's OS image"
+            ),
+            None,
+            StepKind::Check,
+        ),
+    }];
+    for (os, label) in [
+        ("debian", "Debian/Ubuntu"),
+        (
+            "el",
+            "RHEL-like 8+ (RHEL, Rocky, Alma, Fedora, Amazon Linux 2023)",
+        ),
+        ("el7", "CentOS/RHEL 7, Amazon Linux 2"),
+        ("suse", "SUSE"),
+    ] {
+        let Some(p) = cat.os.profile(os) else {
+            continue;
+        };
+        let (Some(m), Some(Some(pkg))) = (p.manager.as_deref(), p.packages.get(client)) else {
+            continue;
+        };
+        if let Some(cmd) = cat.os.install_command(m, pkg) {
+            let mut s = Step::new(format!("on {label}"), Some(cmd), StepKind::Change);
+            s.os_family = Some(p.family.clone());
+            steps.push(s);
+        }
+    }
+    let mut s = Step::new("on an image-based OS (Talos, Flatcar, Bottlerocket, COS, CoreOS): nothing is installed by hand; Flatcar, Fedora CoreOS and Talos already ship an NFS client; otherwise use the OS's extension mechanism or a CSI driver that brings its own client", None, StepKind::Change);
+    s.os_family = Some("immutable".into());
+    steps.push(s);
+    steps
 }
 
 /// Facts of context worth showing as evidence (the mount command, its output, the volume),
@@ -980,10 +1448,14 @@ mod tests {
                 .as_deref(),
             Some("sudo zypper install -y nfs-client")
         );
+        // Talos ships the NFS client (in its kubelet image): nothing to install.
         let talos = step("Talos (v1.7.5)");
         assert_eq!(talos.len(), 1);
         assert!(talos[0].command.is_none());
-        assert!(talos[0].text.contains("cannot be installed on it by hand"));
+        assert!(talos[0].text.contains("ships the NFS client"));
+        let br = step("Bottlerocket OS 1.20.3 (aws-k8s-1.29)");
+        assert!(br[0].command.is_none());
+        assert!(br[0].text.contains("cannot be installed on it by hand"));
         let unknown = install_steps(
             "Install",
             "nfs",

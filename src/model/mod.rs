@@ -2,6 +2,7 @@
 //! probe, the rbd CLI) fills these same types, so everything after collection is pure and can be
 //! tested without a cluster.
 
+pub mod cluster;
 pub mod node;
 pub mod report;
 
@@ -266,6 +267,19 @@ pub struct Case {
     /// Log lines of the CSI node plugin on the pod's node about this pod's volumes, with the
     /// container they came from.
     pub plugin_logs: Vec<PluginLogLine>,
+    /// When the facts were read (Unix seconds): now for a live read, the saved time for a case
+    /// written by `--save`. Ages are measured from it, so a replay reads as the live run did.
+    pub captured_at: Option<i64>,
+    /// Evidence about the cluster that could not be gathered, and why (`node plugin logs of
+    /// kube-system/ebs-csi-node-x7k2p: not allowed (get pods/log in namespace kube-system)`,
+    /// `kubelet log query on node-3: the kubelet has enableSystemLogQuery off`), so the report
+    /// can say what is missing instead of skipping it silently. Not a refused read of
+    /// what the diagnosis needs (that is `denied`, a partial result).
+    pub unavailable: Vec<String>,
+    /// `kubectl get` commands an operator pasted that listed nothing (`kubectl get pods -n
+    /// kube-system -l app=ebs-csi-node --field-selector spec.nodeName=ip-10-0-7-217...` →
+    /// `No resources found`): an empty answer is a fact too (no node plugin pod there).
+    pub empty_listings: Vec<String>,
 }
 
 /// An owner of the pod as far as its rollout matters.
@@ -321,6 +335,9 @@ impl Case {
             daemonsets,
             workloads,
             plugin_logs,
+            captured_at,
+            unavailable,
+            empty_listings,
         } = self;
         Case {
             pod_name: pod_name.clone(),
@@ -348,6 +365,9 @@ impl Case {
             daemonsets: daemonsets.clone(),
             workloads: workloads.clone(),
             plugin_logs: plugin_logs.clone(),
+            captured_at: *captured_at,
+            unavailable: unavailable.clone(),
+            empty_listings: empty_listings.clone(),
         }
     }
 

@@ -203,6 +203,10 @@ pub struct Capability {
     pub missing: Vec<String>,
     /// Userspace is there but kernel support could not be established (no module list).
     pub kernel_unknown: bool,
+    /// Why it cannot mount, said by kind: the helper is missing (a package fixes it), the
+    /// filesystem is not in the kernel, modules cannot be loaded. Empty when it can.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why_not: Vec<String>,
     /// Caveats that do not fail the check (rpc.statd not running, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -246,6 +246,23 @@ pub struct NodeOs {
     pub source: Option<String>,
     pub kernel: Option<String>,
     pub kubelet_version: Option<String>,
+    /// The OS as volmnt knows it (`ubuntu`, `el7`, `talos`, ...), when the image is known.
+    pub os: Option<String>,
+    /// `systemd`, `openrc` or `none`, when the OS is known.
+    pub init: Option<String>,
+    /// `selinux`, `apparmor` or `none`, when the OS is known.
+    pub security: Option<String>,
+    /// How software gets onto the node: `package`, `transactional`, `rpm-ostree`,
+    /// `machine-config`, `extension` or `image`.
+    pub delivery: Option<String>,
+}
+
+/// A cause the evidence contradicts: not a candidate any more, said once with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuledOut {
+    pub cause: String,
+    pub title: String,
+    pub because: String,
 }
 
 /// A ranked diagnosis of one pod or one message.
@@ -267,9 +284,29 @@ pub struct Report {
     /// Reads the API refused: the report is partial (optional reads are notes instead).
     pub denied: Vec<Denied>,
     /// What could not be read or was skipped.
+    /// Causes the evidence rules out (best first as they would have ranked), each with why.
+    pub ruled_out: Vec<RuledOut>,
+    /// Evidence that could not be gathered, and why (the cluster's and the node's): what the
+    /// diagnosis is built without.
+    pub unavailable: Vec<String>,
     pub notes: Vec<String>,
     /// What each input was recognised as.
     pub inputs: Vec<String>,
+}
+
+impl Finding {
+    /// What to run first for this cause anywhere a single step is shown (the fleet summary, a
+    /// watch Event): its first read-only check with a command, for this node's OS (never an
+    /// alternative for one family when the OS is not known). A change, let alone a destructive
+    /// step, is only ever shown in the full report, after its checks and backup.
+    pub fn first_step(&self) -> Option<&Step> {
+        self.confirm.iter().chain(&self.remediation).find(|s| {
+            s.kind == StepKind::Check
+                && s.command.is_some()
+                && s.os_family.is_none()
+                && !s.needs_confirmation
+        })
+    }
 }
 
 impl Report {

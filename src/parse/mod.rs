@@ -6,8 +6,10 @@ pub mod klog;
 pub mod mount_error;
 pub mod mountinfo;
 pub mod objects;
+pub mod plugin_log;
 pub mod probe;
 pub mod rbd;
+pub mod tables;
 pub mod transcripts;
 pub mod words;
 

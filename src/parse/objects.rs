@@ -45,6 +45,13 @@ pub enum KubeObject {
     VolumeAttachment(Box<VolumeAttachment>),
     /// A core/v1 Node.
     Node(Box<Node>),
+    /// An apps/v1 DaemonSet (apps/v1beta2, apps/v1beta1 and extensions/v1beta1 read as v1):
+    /// a CSI node plugin's, perhaps.
+    DaemonSet(Box<k8s_openapi::api::apps::v1::DaemonSet>),
+    /// A Deployment, ReplicaSet or StatefulSet, as far as its rollout matters.
+    Workload(crate::model::Workload),
+    /// A storage.k8s.io CSINode (v1beta1 read as v1).
+    CsiNode(Box<k8s_openapi::api::storage::v1::CSINode>),
     /// Only the metadata: a ConfigMap's data is not needed to diagnose a mount.
     ConfigMap(ObjectMeta),
     /// Only the metadata (without the last-applied annotation): secret data is never kept.
@@ -69,6 +76,9 @@ impl KubeObject {
             KubeObject::CsiDriver(_) => "CSIDriver",
             KubeObject::VolumeAttachment(_) => "VolumeAttachment",
             KubeObject::Node(_) => "Node",
+            KubeObject::DaemonSet(_) => "DaemonSet",
+            KubeObject::Workload(w) => &w.kind,
+            KubeObject::CsiNode(_) => "CSINode",
             KubeObject::ConfigMap(_) => "ConfigMap",
             KubeObject::Secret(_) => "Secret",
             KubeObject::Other { kind, .. } => kind,
@@ -432,6 +442,13 @@ fn to_object(api_version: &str, kind: &str, v: Value) -> Result<KubeObject, Pars
             KubeObject::Secret(meta)
         }
         ("storage.k8s.io/v1" | "storage.k8s.io/v1beta1", _) => storage_object(kind, v)?,
+        (APPS_V1 | "apps/v1beta2" | "apps/v1beta1" | "extensions/v1beta1", "DaemonSet") => {
+            KubeObject::DaemonSet(typed(kind, as_version(v, APPS_V1))?)
+        }
+        (
+            APPS_V1 | "apps/v1beta2" | "apps/v1beta1" | "extensions/v1beta1",
+            "Deployment" | "ReplicaSet" | "StatefulSet",
+        ) => KubeObject::Workload(workload(kind, &v)),
         _ => KubeObject::Other {
             api_version: api_version.to_string(),
             kind: kind.to_string(),
@@ -440,10 +457,53 @@ fn to_object(api_version: &str, kind: &str, v: Value) -> Result<KubeObject, Pars
     })
 }
 
+const APPS_V1: &str = "apps/v1";
+
+/// The object relabelled with `api_version`: the beta versions of apps/v1 and storage.k8s.io/v1
+/// have the v1 schema for what volmnt reads, and k8s-openapi checks apiVersion.
+fn as_version(mut v: Value, api_version: &str) -> Value {
+    if let Value::Object(map) = &mut v {
+        map.insert("apiVersion".into(), Value::String(api_version.into()));
+    }
+    v
+}
+
+/// A Deployment, ReplicaSet or StatefulSet as a workload: read from the value rather than
+/// typed, so a pasted fragment (`spec.strategy` without a name) still says its strategy.
+fn workload(kind: &str, v: &Value) -> crate::model::Workload {
+    let strategy = match kind {
+        "Deployment" => str_at(v, &["spec", "strategy", "type"]),
+        "StatefulSet" => str_at(v, &["spec", "updateStrategy", "type"]),
+        _ => None,
+    };
+    let max_surge = v
+        .pointer("/spec/strategy/rollingUpdate/maxSurge")
+        .filter(|_| kind == "Deployment")
+        .and_then(|m| match m {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    crate::model::Workload {
+        kind: kind.to_string(),
+        namespace: str_at(v, &["metadata", "namespace"]).map(str::to_string),
+        name: str_at(v, &["metadata", "name"]).unwrap_or("").to_string(),
+        strategy: strategy.map(str::to_string),
+        replicas: v
+            .pointer("/spec/replicas")
+            .and_then(Value::as_i64)
+            .and_then(|n| i32::try_from(n).ok()),
+        max_surge,
+    }
+}
+
 /// storage.k8s.io/v1beta1 objects (clusters before 1.19/1.22) have the v1 schema for what we
 /// read, so they are relabelled v1; k8s-openapi checks apiVersion and would refuse them.
 fn storage_object(kind: &str, mut v: Value) -> Result<KubeObject, ParseError> {
-    if !matches!(kind, "StorageClass" | "CSIDriver" | "VolumeAttachment") {
+    if !matches!(
+        kind,
+        "StorageClass" | "CSIDriver" | "VolumeAttachment" | "CSINode"
+    ) {
         return Ok(KubeObject::Other {
             api_version: str_at(&v, &["apiVersion"]).unwrap_or_default().to_string(),
             kind: kind.to_string(),
@@ -459,6 +519,7 @@ fn storage_object(kind: &str, mut v: Value) -> Result<KubeObject, ParseError> {
     Ok(match kind {
         "StorageClass" => KubeObject::StorageClass(typed(kind, v)?),
         "CSIDriver" => KubeObject::CsiDriver(typed(kind, v)?),
+        "CSINode" => KubeObject::CsiNode(typed(kind, v)?),
         _ => KubeObject::VolumeAttachment(typed(kind, v)?),
     })
 }
@@ -905,16 +966,87 @@ mod tests {
     }
 
     #[test]
-    fn other_kinds_are_named() {
+    fn a_deployment_is_read_for_its_rollout() {
         let objs = parse_objects(NFS_DUMP).expect("parse");
         assert_eq!(
             objs[5],
-            KubeObject::Other {
-                api_version: "apps/v1".into(),
+            KubeObject::Workload(crate::model::Workload {
                 kind: "Deployment".into(),
-                name: Some("node1-nfs-test".into()),
+                namespace: Some("ops-test".into()),
+                name: "node1-nfs-test".into(),
+                strategy: Some("RollingUpdate".into()),
+                replicas: Some(2),
+                max_surge: Some("1".into()),
+            })
+        );
+    }
+
+    #[test]
+    fn other_kinds_are_named() {
+        let objs = parse_objects("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: backup\n")
+            .expect("parse");
+        assert_eq!(
+            objs[0],
+            KubeObject::Other {
+                api_version: "batch/v1".into(),
+                kind: "Job".into(),
+                name: Some("backup".into()),
             }
         );
+    }
+
+    /// `kubectl get -o yaml` of a kube-apiserver v1.36.2 (fixtures/tables/): a DaemonSet, a
+    /// StatefulSet, and a CSINode with no driver (`drivers: null`, as the API serves it).
+    #[test]
+    fn daemonsets_statefulsets_and_csinodes() {
+        let body = |t: &'static str| t.split_once('\n').unwrap().1;
+        let ds = parse_objects(body(include_str!(
+            "../../fixtures/tables/daemonset.yaml.txt"
+        )))
+        .expect("parse");
+        let KubeObject::DaemonSet(d) = &ds[0] else {
+            panic!("{ds:?}")
+        };
+        let spec = d.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+        assert_eq!(
+            crate::model::cluster::registration_dirs(spec),
+            ["fake.csi.example.com"]
+        );
+        let sts = parse_objects(body(include_str!(
+            "../../fixtures/tables/statefulset-db.yaml.txt"
+        )))
+        .expect("parse");
+        assert_eq!(
+            sts[0],
+            KubeObject::Workload(crate::model::Workload {
+                kind: "StatefulSet".into(),
+                namespace: Some("cev-shapes".into()),
+                name: "db".into(),
+                strategy: Some("RollingUpdate".into()),
+                replicas: Some(1),
+                max_surge: None,
+            })
+        );
+        let cn = parse_objects(body(include_str!("../../fixtures/tables/csinode.yaml.txt")))
+            .expect("parse");
+        let KubeObject::CsiNode(n) = &cn[0] else {
+            panic!("{cn:?}")
+        };
+        assert_eq!(n.metadata.name.as_deref(), Some("realnode"));
+        assert!(n.spec.drivers.is_empty());
+        // A fragment as pasted in a thread: no name, only the strategy.
+        let frag = parse_objects(
+            "apiVersion: apps/v1\nkind: Deployment\nspec:\n  strategy:\n    type: RollingUpdate\n",
+        )
+        .expect("parse");
+        let KubeObject::Workload(w) = &frag[0] else {
+            panic!("{frag:?}")
+        };
+        assert_eq!(w.strategy.as_deref(), Some("RollingUpdate"));
+        // extensions/v1beta1 (before 1.16) is read as apps/v1.
+        let old = parse_objects("apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata:\n  name: csi-rbdplugin\nspec:\n  template:\n    spec:\n      containers: []\n")
+            .expect("parse");
+        assert_eq!(old[0].kind(), "DaemonSet");
     }
 
     #[test]

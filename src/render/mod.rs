@@ -14,7 +14,7 @@ use crate::redact::redact;
 pub enum Format {
     /// Readable report (coloured on a terminal).
     Text,
-    /// One JSON document (the contract in DESIGN.md).
+    /// One JSON document, described by schema/volmnt.schema.json (in the release archive).
     Json,
     /// The same document as YAML.
     Yaml,

@@ -124,25 +124,31 @@ pub fn text(doc: &NodeCheck, color: bool) -> String {
             .filter(|c| c.ok)
             .map(|c| c.volume.as_str())
             .collect();
-        let cannot: Vec<&str> = r
-            .capabilities
-            .iter()
-            .filter(|c| !c.ok)
-            .map(|c| c.volume.as_str())
-            .collect();
         out.push_str(&format!(
-            "  can mount: {}{}\n",
+            "  can mount: {}\n",
             if can.is_empty() {
                 "-".to_string()
             } else {
                 can.join(", ")
             },
-            if cannot.is_empty() {
-                String::new()
-            } else {
-                format!("; cannot: {}", cannot.join(", "))
-            }
         ));
+        // Each type it cannot mount, grouped by why: a missing helper (a package installs it)
+        // is told apart from a filesystem the kernel lacks or modules it cannot load.
+        let mut why: Vec<(String, Vec<&str>)> = Vec::new();
+        for c in r.capabilities.iter().filter(|c| !c.ok) {
+            let w = if c.why_not.is_empty() {
+                c.reason.clone()
+            } else {
+                c.why_not.join("; ")
+            };
+            match why.iter_mut().find(|(x, _)| *x == w) {
+                Some((_, v)) => v.push(c.volume.as_str()),
+                None => why.push((w, vec![c.volume.as_str()])),
+            }
+        }
+        for (w, types) in &why {
+            out.push_str(&format!("  cannot mount {}: {w}\n", types.join(", ")));
+        }
         for i in &r.issues {
             let sev = match i.severity {
                 Severity::Error => paint("error", color, "31"),

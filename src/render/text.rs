@@ -110,7 +110,7 @@ pub fn report(r: &Report, style: Style) -> String {
             "    ",
         ));
     }
-    header(r, &p, w, &mut out);
+    header(r, &p, w, style.verbose, &mut out);
     for b in &r.blocks {
         out.push_str(&format!("  {} {b}\n", p.dim(&format!("{:<8}", "Blocks"))));
     }
@@ -119,9 +119,30 @@ pub fn report(r: &Report, style: Style) -> String {
         out.push_str(&ranking_table(&r.findings, w));
         out.push('\n');
     }
+    // A step several findings share (restarting the pod, a lookup) is printed once.
+    let mut shown = std::collections::HashSet::new();
     for (i, f) in r.findings.iter().enumerate() {
         out.push('\n');
-        finding(i + 1, f, i < DETAILED, &p, style, w, &mut out);
+        finding(i + 1, f, i < DETAILED, &p, style, w, &mut shown, &mut out);
+    }
+    if !r.ruled_out.is_empty() {
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Ruled out")));
+            for x in &r.ruled_out {
+                out.push_str(&bullet(
+                    &format!("{} [{}], because {}", x.title, x.cause, x.because),
+                    w,
+                    "  • ",
+                    "    ",
+                ));
+            }
+        } else {
+            let ids: Vec<&str> = r.ruled_out.iter().map(|x| x.cause.as_str()).collect();
+            out.push_str(&p.dim(&format!(
+                "\nRuled out by the evidence: {} (-v says why)\n",
+                ids.join(", ")
+            )));
+        }
     }
     if !r.unrecognised.is_empty() {
         out.push_str(&format!(
@@ -132,22 +153,77 @@ pub fn report(r: &Report, style: Style) -> String {
             out.push_str(&bullet(u, w, "  • ", "    "));
         }
     }
+    // The one-line footers (what was not gathered, what was read) share one blank line.
+    let mut footer_started = false;
+    if !r.unavailable.is_empty() {
+        // What the diagnosis is built without: one line, the reasons with -v.
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Not gathered")));
+            for u in &r.unavailable {
+                out.push_str(&bullet(u, w, "  • ", "    "));
+            }
+        } else {
+            let what: Vec<&str> = r
+                .unavailable
+                .iter()
+                .map(|u| u.split_once(": ").map_or(u.as_str(), |(w, _)| w))
+                .collect();
+            out.push('\n');
+            footer_started = true;
+            out.push_str(&p.each_line(
+                &bullet(
+                    &format!("Not gathered (-v says why): {}", what.join("; ")),
+                    w,
+                    "",
+                    "  ",
+                ),
+                |l| p.yellow(l),
+            ));
+        }
+    }
     if !r.notes.is_empty() {
-        out.push_str(&format!("\n{}\n", p.bold("Notes")));
-        for n in &r.notes {
-            out.push_str(&bullet(n, w, "  • ", "    "));
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.bold("Notes")));
+            for n in &r.notes {
+                out.push_str(&bullet(n, w, "  • ", "    "));
+            }
+        } else {
+            if !footer_started {
+                out.push('\n');
+                footer_started = true;
+            }
+            for n in &r.notes {
+                out.push_str(&bullet(&format!("Note: {n}"), w, "", "  "));
+            }
         }
     }
     if !r.inputs.is_empty() {
-        out.push_str(&format!("\n{}\n", p.dim("Read")));
-        for i in &r.inputs {
-            out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
+        // What was read, one paragraph (one line per input with -v).
+        if style.verbose {
+            out.push_str(&format!("\n{}\n", p.dim("Read")));
+            for i in &r.inputs {
+                out.push_str(&p.each_line(&bullet(i, w, "  ", "    "), |l| p.dim(l)));
+            }
+        } else {
+            // Where each input came from; what it was read as is in -v.
+            let mut labels: Vec<&str> = Vec::new();
+            for i in &r.inputs {
+                let l = i.split_once(": ").map_or(i.as_str(), |(l, _)| l);
+                if !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            if !footer_started {
+                out.push('\n');
+            }
+            let line = format!("Read: {} (-v: what each was read as)", labels.join(", "));
+            out.push_str(&p.each_line(&bullet(&line, w, "", "  "), |l| p.dim(l)));
         }
     }
     out
 }
 
-fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
+fn header(r: &Report, p: &Paint, w: usize, verbose: bool, out: &mut String) {
     let s = &r.subject;
     if s.kind != "pod" {
         return;
@@ -170,7 +246,8 @@ fn header(r: &Report, p: &Paint, w: usize, out: &mut String) {
         }
         lines.push(("Pod".into(), v));
     }
-    if let Some(c) = &s.controller {
+    // The owner is in the steps that need it (who recreates the pod); -v shows it here too.
+    if let Some(c) = s.controller.as_ref().filter(|_| verbose) {
         lines.push(("Owner".into(), c.clone()));
     }
     if let Some(node) = &s.node {
@@ -206,6 +283,7 @@ fn ranking_table(findings: &[Finding], width: usize) -> String {
     t.to_string()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finding(
     n: usize,
     f: &Finding,
@@ -213,6 +291,7 @@ fn finding(
     p: &Paint,
     style: Style,
     w: usize,
+    shown: &mut std::collections::HashSet<(String, Option<String>)>,
     out: &mut String,
 ) {
     let mark = format!("{n}. ");
@@ -241,15 +320,27 @@ fn finding(
     }
     if !f.evidence.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Evidence")));
-        let shown = if detailed { f.evidence.len() } else { 2 };
+        // Four lines of evidence make the case; the rest are in -v and -o json.
+        let shown = match (detailed, style.verbose) {
+            (_, true) => f.evidence.len(),
+            (true, false) => 3,
+            (false, false) => 2,
+        };
         for e in f.evidence.iter().take(shown) {
-            out.push_str(&bullet(e, w, "     • ", "       "));
+            // A quote longer than three lines is cut here; -v and -o json keep it whole.
+            let e = if style.verbose || e.chars().count() <= 3 * (w - 7) {
+                e.clone()
+            } else {
+                let cut: String = e.chars().take(3 * (w - 7) - 12).collect();
+                format!("{cut}…\"")
+            };
+            out.push_str(&bullet(&e, w, "     • ", "       "));
         }
         if f.evidence.len() > shown {
             out.push_str(&format!(
                 "     {}\n",
                 p.dim(&format!(
-                    "(+{} more, see -o json)",
+                    "(+{} more: -v or -o json)",
                     f.evidence.len() - shown
                 ))
             ));
@@ -263,11 +354,11 @@ fn finding(
     }
     if detailed && !f.confirm.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Confirm")));
-        steps(&f.confirm, false, p, w, out);
+        steps(&f.confirm, false, p, w, shown, out);
     }
     if !f.remediation.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Fix")));
-        steps(&f.remediation, true, p, w, out);
+        steps(&f.remediation, true, p, w, shown, out);
     }
     if detailed && !f.withheld.is_empty() {
         out.push_str(&format!("   {}\n", p.bold("Not offered")));
@@ -282,9 +373,26 @@ fn finding(
     }
 }
 
-fn steps(list: &[Step], numbered: bool, p: &Paint, w: usize, out: &mut String) {
+fn steps(
+    list: &[Step],
+    numbered: bool,
+    p: &Paint,
+    w: usize,
+    shown: &mut std::collections::HashSet<(String, Option<String>)>,
+    out: &mut String,
+) {
     let mut n = 0;
+    let mut repeated = 0;
     for s in list {
+        // The same command is the same step, whatever its text says.
+        let key = match &s.command {
+            Some(c) => (String::new(), Some(c.clone())),
+            None => (s.text.clone(), None),
+        };
+        if !shown.insert(key) {
+            repeated += 1;
+            continue;
+        }
         let tag = match s.kind {
             StepKind::Destructive => format!(
                 " {}",
@@ -329,6 +437,12 @@ fn steps(list: &[Step], numbered: bool, p: &Paint, w: usize, out: &mut String) {
         if let Some(c) = &s.command {
             out.push_str(&format!("        {}\n", p.cmd(&format!("$ {c}"))));
         }
+    }
+    if repeated > 0 {
+        out.push_str(&format!(
+            "     {}\n",
+            p.dim(&format!("(+{repeated} step(s) as above)"))
+        ));
     }
 }
 

@@ -98,22 +98,19 @@ pub fn message(report: &Report) -> Option<(String, String)> {
         (Some(n), Some(ns)) => format!("volmnt doctor pod {n} -n {ns}"),
         _ => "volmnt doctor pod".to_string(),
     };
-    let fix = top
+    // The first step shown anywhere but the full report is the cause's first read-only check;
+    // the fixes (and a fix that can lose data) stay in the full report with their checks.
+    let destructive = top
         .remediation
         .iter()
-        .find(|s| s.kind == StepKind::Change)
-        .map(|s| format!("Fix: {}", step(s)))
-        .or_else(|| {
-            top.remediation
-                .iter()
-                .any(|s| s.kind == StepKind::Destructive)
-                .then(|| {
-                    format!(
-                        "The fix can lose data or cut a live client off: read `{full_report}` for its checks and backup first"
-                    )
-                })
-        })
-        .or_else(|| top.confirm.first().map(|s| format!("Check: {}", step(s))));
+        .any(|s| s.kind == StepKind::Destructive);
+    let fix = match top.first_step() {
+        Some(s) => Some(format!("First check: {}. Fix: see `{full_report}`", step(s))),
+        None if destructive => Some(format!(
+            "The fix can lose data or cut a live client off: read `{full_report}` for its checks and backup first"
+        )),
+        None => Some(format!("See `{full_report}`")),
+    };
     let mut m = format!("{}: {}", top.cause, report.verdict);
     if let Some(f) = fix {
         m.push_str(". ");
@@ -409,8 +406,10 @@ mod tests {
         let (cause, m) = message(&report).expect("a finding");
         assert_eq!(cause, "nfs_client_missing");
         assert!(m.starts_with("nfs_client_missing: Pod ops-test/"), "{m}");
-        assert!(m.contains(". Fix: "), "{m}");
-        assert!(m.contains("yum install -y nfs-utils"), "{m}");
+        // The first read-only check, and the full report for the fix.
+        assert!(m.contains(". First check: "), "{m}");
+        assert!(m.contains("volmnt node check node1"), "{m}");
+        assert!(!m.contains("yum install"), "{m}");
         assert!(m.len() <= MAX_MESSAGE);
         let t = truncate("é".repeat(600), MAX_MESSAGE);
         assert!(t.len() <= MAX_MESSAGE && t.ends_with('…'));

@@ -46,6 +46,12 @@
 //! - Leases (coordination.k8s.io/v1) with compare-and-swap updates (409 on a stale
 //!   resourceVersion); core/v1 Event writes checked as pkg/apis/core/validation/events.go does
 //!   (namespace of the involvedObject; the events.k8s.io fields once eventTime is set).
+//! - `pods/{name}/log` (container, previous, tailLines, limitBytes, sinceSeconds, timestamps,
+//!   with the apiserver's 400/404/422 answers), the node log query through
+//!   `nodes/{name}/proxy/logs/` as a kubelet answers it in each configuration ([`NodeLogs`]),
+//!   and SelfSubjectAccessReview answered from the same denials as real requests; Deployments,
+//!   ReplicaSets and StatefulSets stored like any object (no controller). The messages were
+//!   checked against a kube-apiserver and kubelet v1.36.2.
 //! - DaemonSets (apps/v1) with a small DaemonSet controller (a pod per eligible node: nodeSelector,
 //!   `metadata.name` node affinity, NoSchedule/NoExecute taints against tolerations; the fake
 //!   binds the pod to its node itself, having no scheduler) and a garbage collector that deletes
@@ -56,8 +62,8 @@
 //! finalizers, no garbage collection), strategic-merge and apply patches are applied as JSON merge
 //! patches (no `$patch` directives, lists are replaced, no field managers), `resourceVersion` on a
 //! list is ignored (always the latest state; continue pages read the current state, not the
-//! token's snapshot), no protobuf, no Table output, unsupported subresources (log, attach,
-//! portforward, proxy, eviction, binding) answer `404 page not found`, and the labelSelector parse
+//! token's snapshot), no protobuf, no Table output, unsupported subresources (attach, portforward,
+//! proxy other than a node's `logs/`, eviction, binding) answer `404 page not found`, and the labelSelector parse
 //! errors' wording is approximate.
 //!
 //! Exec and a fake kubelet (only when `Options::kubelet` is set; see [`FakeKubelet`]): pods
@@ -104,10 +110,41 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 // Public API
 // ---------------------------------------------------------------------------------------------
 
+/// Containers' logs: (namespace, pod, container, previous) → lines, each with how long before
+/// the server started it was written (oldest first).
+pub type PodLogs = BTreeMap<(String, String, String, bool), Vec<(Duration, String)>>;
+
 /// The objects a fake cluster starts with (any mix of kinds, as JSON).
 #[derive(Clone, Debug, Default)]
 pub struct FakeCluster {
     pub objects: Vec<Value>,
+    /// What `pods/{name}/log` serves.
+    pub pod_logs: PodLogs,
+    /// How each node's kubelet answers the node log query (`nodes/{name}/proxy/logs/`);
+    /// a node not listed answers as a kubelet with its defaults ([`NodeLogs::QueryDisabled`]).
+    pub node_logs: BTreeMap<String, NodeLogs>,
+}
+
+/// How a node's kubelet answers `GET /api/v1/nodes/NODE/proxy/logs/?query=...` (kubernetes
+/// pkg/kubelet/kubelet.go, kubelet_server_journal.go; pkg/kubelet/server/server.go).
+#[derive(Clone, Debug)]
+pub enum NodeLogs {
+    /// `enableSystemLogQuery: true` and the kubelet a journald unit: its journal entries, each
+    /// with its age when the server started (oldest first), served as `journalctl --utc
+    /// --output=short-precise` prints them.
+    Journal(Vec<(Duration, String)>),
+    /// The default (`enableSystemLogQuery: false`): `/logs/` is a file server of /var/log, the
+    /// query is ignored and the directory listed (200, text/html).
+    QueryDisabled,
+    /// `enableSystemLogHandler: false`: 405 `logs endpoint is disabled.`
+    HandlerDisabled,
+    /// The query is on but the kubelet logs to a file: with options, the kubelet says so.
+    NotJournald,
+    /// The node's InternalIP is loopback or link-local: the apiserver refuses to proxy
+    /// (400 `address not allowed`), as it does for a kubelet on 127.0.0.1.
+    AddressNotAllowed,
+    /// The kubelet does not answer: 503 from the apiserver's proxy.
+    Unreachable,
 }
 
 impl FakeCluster {
@@ -155,6 +192,7 @@ impl FakeCluster {
                 .objects
                 .extend(FakeCluster::from_yaml(&text).objects);
         }
+        cluster.read_logs(dir);
         cluster
     }
 
@@ -181,6 +219,91 @@ impl FakeCluster {
             }
         }
         self
+    }
+
+    /// Lines a container logged (`previous`: its instance before the last restart), each
+    /// with its age (oldest first).
+    pub fn with_pod_log(
+        mut self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        previous: bool,
+        lines: &[(Duration, &str)],
+    ) -> FakeCluster {
+        self.pod_logs.insert(
+            (namespace.into(), pod.into(), container.into(), previous),
+            lines.iter().map(|(a, l)| (*a, l.to_string())).collect(),
+        );
+        self
+    }
+
+    /// How `node`'s kubelet answers the node log query.
+    pub fn with_node_logs(mut self, node: &str, logs: NodeLogs) -> FakeCluster {
+        self.node_logs.insert(node.into(), logs);
+        self
+    }
+
+    /// `logs/<namespace>/<pod>/<container>.log` (and `<container>.previous.log`) and
+    /// `node-logs/<node>.journal` under a fixture folder: every line a minute old, unless it
+    /// starts with an RFC 3339 time (`kubectl logs --timestamps`), which is kept as its age.
+    fn read_logs(&mut self, dir: &Path) {
+        let age_of = |line: &str| -> (Duration, String) {
+            if let Some((t, rest)) = line.split_once(' ') {
+                if let Some(secs) = parse_rfc3339_secs(t) {
+                    let now = SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .unwrap_or_default()
+                        .as_secs() as i64;
+                    return (
+                        Duration::from_secs((now - secs).max(0) as u64),
+                        rest.to_string(),
+                    );
+                }
+            }
+            (Duration::from_secs(60), line.to_string())
+        };
+        let read = |p: &Path| -> Vec<(Duration, String)> {
+            std::fs::read_to_string(p)
+                .unwrap_or_else(|e| panic!("fake cluster: cannot read {}: {e}", p.display()))
+                .lines()
+                .map(age_of)
+                .collect()
+        };
+        let sorted = |d: &Path| -> Vec<PathBuf> {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            v.sort();
+            v
+        };
+        for ns in sorted(&dir.join("logs")) {
+            for pod in sorted(&ns) {
+                for f in sorted(&pod) {
+                    let file = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    let (ctr, previous) = match file.strip_suffix(".previous.log") {
+                        Some(c) => (c, true),
+                        None => match file.strip_suffix(".log") {
+                            Some(c) => (c, false),
+                            None => continue,
+                        },
+                    };
+                    let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                    self.pod_logs
+                        .insert((name(&ns), name(&pod), ctr.to_string(), previous), read(&f));
+                }
+            }
+        }
+        for f in sorted(&dir.join("node-logs")) {
+            if let Some(node) = f
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".journal"))
+            {
+                self.node_logs
+                    .insert(node.to_string(), NodeLogs::Journal(read(&f)));
+            }
+        }
     }
 
     /// Adds one object (a `List` is flattened).
@@ -900,6 +1023,60 @@ fn builtin_defs() -> Vec<ResDef> {
             &[("status", "DaemonSet", VERBS_STATUS)],
         ),
         def(
+            "apps",
+            "v1",
+            "deployments",
+            "deployment",
+            "Deployment",
+            true,
+            &["deploy"],
+            VERBS_ALL,
+            &[
+                ("scale", "Scale", VERBS_STATUS),
+                ("status", "Deployment", VERBS_STATUS),
+            ],
+        ),
+        def(
+            "apps",
+            "v1",
+            "replicasets",
+            "replicaset",
+            "ReplicaSet",
+            true,
+            &["rs"],
+            VERBS_ALL,
+            &[
+                ("scale", "Scale", VERBS_STATUS),
+                ("status", "ReplicaSet", VERBS_STATUS),
+            ],
+        ),
+        def(
+            "apps",
+            "v1",
+            "statefulsets",
+            "statefulset",
+            "StatefulSet",
+            true,
+            &["sts"],
+            VERBS_ALL,
+            &[
+                ("scale", "Scale", VERBS_STATUS),
+                ("status", "StatefulSet", VERBS_STATUS),
+            ],
+        ),
+        // Asked with a POST that stores nothing (pkg/registry/authorization/selfsubjectaccessreview).
+        def(
+            "authorization.k8s.io",
+            "v1",
+            "selfsubjectaccessreviews",
+            "selfsubjectaccessreview",
+            "SelfSubjectAccessReview",
+            false,
+            &[],
+            &["create"],
+            st,
+        ),
+        def(
             "coordination.k8s.io",
             "v1",
             "leases",
@@ -1194,6 +1371,11 @@ struct Shared {
     connections: AtomicUsize,
     handshakes: AtomicUsize,
     h2: AtomicUsize,
+    /// Containers' and kubelets' logs (FakeCluster::pod_logs, node_logs), and when the server
+    /// started (their ages count back from it).
+    pod_logs: Mutex<PodLogs>,
+    node_logs: Mutex<BTreeMap<String, NodeLogs>>,
+    started: SystemTime,
 }
 
 /// A self-signed certificate for 127.0.0.1 and the acceptor built on it.
@@ -1285,6 +1467,8 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
     // As on a real cluster, every namespace an object lives in exists (NamespaceLifecycle
     // admission refuses objects in a namespace that does not), and so do the four that
     // kube-apiserver creates itself. A fixture that declares a Namespace keeps its own.
+    let pod_logs = cluster.pod_logs;
+    let node_logs = cluster.node_logs;
     let mut objects = cluster.objects;
     let declared: BTreeSet<String> = objects
         .iter()
@@ -1359,6 +1543,9 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         connections: AtomicUsize::new(0),
         handshakes: AtomicUsize::new(0),
         h2: AtomicUsize::new(0),
+        pod_logs: Mutex::new(pod_logs),
+        node_logs: Mutex::new(node_logs),
+        started: SystemTime::now(),
     });
     (listener, shared)
 }
@@ -1476,16 +1663,14 @@ fn parse_info(method: &Method, path: &str, query: &[(String, String)]) -> Info {
         } else {
             info.resource = rest[2].clone();
             info.name = rest.get(3).cloned();
-            if rest.len() > 4 {
-                info.subresource = Some(rest[4..].join("/"));
-            }
+            // `.../pods/p/log`, `.../nodes/n/proxy/logs/`: the subresource is the one segment
+            // after the name; the rest is its path (RequestInfoFactory: Parts[2]).
+            info.subresource = rest.get(4).cloned();
         }
     } else {
         info.resource = rest[0].clone();
         info.name = rest.get(1).cloned();
-        if rest.len() > 2 {
-            info.subresource = Some(rest[2..].join("/"));
-        }
+        info.subresource = rest.get(2).cloned();
     }
     let watch = query_get(query, "watch").is_some_and(|v| v == "true" || v == "1");
     info.verb = match *method {
@@ -1664,6 +1849,23 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
             None,
         );
     }
+    if def.group.is_empty()
+        && def.resource == "pods"
+        && info.verb == "get"
+        && info.subresource.as_deref() == Some("log")
+    {
+        return pod_log(shared, call).unwrap_or_else(|e| e);
+    }
+    if def.group.is_empty()
+        && def.resource == "nodes"
+        && info.verb == "get"
+        && info.subresource.as_deref() == Some("proxy")
+    {
+        return node_proxy(shared, call).unwrap_or_else(|e| e);
+    }
+    if def.group == "authorization.k8s.io" && def.resource == "selfsubjectaccessreviews" {
+        return self_subject_access_review(shared, call).unwrap_or_else(|e| e);
+    }
     if let Some(sub) = &info.subresource {
         if sub != "status" || !matches!(info.verb.as_str(), "get" | "patch" | "update") {
             return page_not_found();
@@ -1732,14 +1934,7 @@ fn forbidden(shared: &Shared, info: &Info, opts: &Options) -> Option<Response<Bo
         v
     };
     let names = qualified_names(&full_resource);
-    let denied = opts.deny.iter().any(|d| {
-        (d.verb == "*" || d.verb == info.verb)
-            && (d.resource == "*" || names.contains(&d.resource))
-            && match &d.namespace {
-                None => true,
-                Some(ns) => info.namespace.as_deref() == Some(ns.as_str()),
-            }
-    });
+    let denied = is_denied(opts, &info.verb, &names, info.namespace.as_deref());
     if !denied {
         return None;
     }
@@ -1772,6 +1967,19 @@ fn forbidden(shared: &Shared, info: &Info, opts: &Options) -> Option<Response<Bo
         &message,
         Some(details(&name, &info.group, &info.resource)),
     ))
+}
+
+/// Whether a `Deny` of the options matches (verb, resource names as `pods/log` and
+/// `pods/log.group`, namespace).
+fn is_denied(opts: &Options, verb: &str, names: &[String], namespace: Option<&str>) -> bool {
+    opts.deny.iter().any(|d| {
+        (d.verb == "*" || d.verb == verb)
+            && (d.resource == "*" || names.contains(&d.resource))
+            && match &d.namespace {
+                None => true,
+                Some(ns) => namespace == Some(ns.as_str()),
+            }
+    })
 }
 
 fn details(name: &str, group: &str, kind: &str) -> Value {
@@ -2874,11 +3082,14 @@ fn group_versions(defs: &[ResDef]) -> Vec<(String, String)> {
             out.push(gv);
         }
     }
+    // kube-aggregator's apiVersionPriorities: apps 17800, events.k8s.io 17750,
+    // authorization.k8s.io 17600, storage.k8s.io 16800, coordination.k8s.io 16500.
     let rank = |g: &str| match g {
         "apps" => 0,
         "events.k8s.io" => 1,
-        "storage.k8s.io" => 2,
-        _ => 3,
+        "authorization.k8s.io" => 2,
+        "storage.k8s.io" => 3,
+        _ => 4,
     };
     out.sort_by_key(|(g, _)| rank(g));
     out
@@ -4747,4 +4958,515 @@ async fn exec_session(
     let _ = tx.send(Message::binary(frame)).await;
     let _ = tx.send(Message::Close(None)).await;
     record(session);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logs and access reviews: pods/log, the node log query through nodes/proxy, and
+// SelfSubjectAccessReview, with the real server's answers (checked against a kube-apiserver
+// and kubelet v1.36.2: the messages below are theirs).
+// ---------------------------------------------------------------------------------------------
+
+fn text_response(code: u16, content_type: &'static str, body: String) -> Response<Body> {
+    let mut r = Response::new(full(Bytes::from(body)));
+    *r.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
+/// `2026-11-26T21:54:02Z` → seconds since the epoch (the fractional part is ignored).
+fn parse_rfc3339_secs(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    if t.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !t.ends_with('Z') {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| t.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// When an entry of the given age (at server start) was written.
+fn written_at(shared: &Shared, age: Duration) -> SystemTime {
+    shared.started.checked_sub(age).unwrap_or(UNIX_EPOCH)
+}
+
+/// `2026-11-26T21:54:02.452270541Z`, as `kubectl logs --timestamps` prints (RFC3339Nano).
+fn rfc3339_nanos(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = rfc3339_secs(d.as_secs() as i64);
+    format!("{}.{:09}Z", secs.trim_end_matches('Z'), d.subsec_nanos())
+}
+
+/// `Nov 26 21:54:02.452270` (journalctl --utc --output=short-precise).
+fn journal_time(t: SystemTime) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let full = rfc3339_secs(d.as_secs() as i64);
+    let month: usize = full[5..7].parse().unwrap_or(1);
+    format!(
+        "{} {} {}.{:06}",
+        MONTHS[month.clamp(1, 12) - 1],
+        &full[8..10],
+        &full[11..19],
+        d.subsec_micros()
+    )
+}
+
+fn invalid_log_option(pod: &str, field: &str, value: i64, must: &str) -> Response<Body> {
+    // As the apiserver's validation of PodLogOptions says it (422 Invalid).
+    let detail = format!("Invalid value: {value}: {must}");
+    let mut v = status_value(
+        422,
+        "Invalid",
+        &format!(
+            "PodLogOptions {} is invalid: {field}: {detail}",
+            go_quote(pod)
+        ),
+        Some(json!({
+            "name": pod,
+            "kind": "PodLogOptions",
+            "causes": [{"reason": "FieldValueInvalid", "message": detail, "field": field}],
+        })),
+    );
+    v["code"] = json!(422);
+    json_response(422, &v)
+}
+
+/// `GET /api/v1/namespaces/{ns}/pods/{name}/log`: container, previous, tailLines, limitBytes,
+/// sinceSeconds, timestamps (pkg/registry/core/pod/rest/log.go and the kubelet's log server).
+fn pod_log(shared: &Shared, call: &Call) -> Reply {
+    let info = call.info;
+    let ns = info.namespace.clone().unwrap_or_default();
+    let name = info.name.clone().unwrap_or_default();
+    let def = shared
+        .state()
+        .def_for("", "pods")
+        .cloned()
+        .expect("pods are served");
+    let pod = shared
+        .state()
+        .objects
+        .get(&store_key(&def, &ns, &name))
+        .cloned()
+        .ok_or_else(|| not_found(&def, &name))?;
+    let int = |k: &str| -> Result<Option<i64>, Response<Body>> {
+        match call.q(k) {
+            None => Ok(None),
+            Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
+                status(
+                    400,
+                    "BadRequest",
+                    &format!(
+                        "couldn't parse {k} {v:?}: strconv.ParseInt: parsing {v:?}: invalid syntax"
+                    ),
+                    None,
+                )
+            }),
+        }
+    };
+    let (tail, limit, since) = (int("tailLines")?, int("limitBytes")?, int("sinceSeconds")?);
+    if let Some(t) = tail.filter(|t| *t < 0) {
+        return Err(invalid_log_option(
+            &name,
+            "tailLines",
+            t,
+            "must be greater than or equal to 0",
+        ));
+    }
+    if let Some(l) = limit.filter(|l| *l < 1) {
+        return Err(invalid_log_option(
+            &name,
+            "limitBytes",
+            l,
+            "must be greater than 0",
+        ));
+    }
+    if let Some(s) = since.filter(|s| *s < 1) {
+        return Err(invalid_log_option(
+            &name,
+            "sinceSeconds",
+            s,
+            "must be greater than 0",
+        ));
+    }
+    let names = |k: &str| -> Vec<String> {
+        pod.pointer(&format!("/spec/{k}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_string))
+            .collect()
+    };
+    let (containers, inits) = (names("containers"), names("initContainers"));
+    let container = match call.q("container") {
+        Some(c) if !c.is_empty() => c.to_string(),
+        _ if containers.len() == 1 => containers[0].clone(),
+        _ => {
+            let mut m = format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]",
+                containers.join(" ")
+            );
+            if !inits.is_empty() {
+                m.push_str(&format!(
+                    " or one of the init containers: [{}]",
+                    inits.join(" ")
+                ));
+            }
+            return Err(status(400, "BadRequest", &m, None));
+        }
+    };
+    if !containers.contains(&container) && !inits.contains(&container) {
+        return Err(status(
+            400,
+            "BadRequest",
+            &format!("container {container} is not valid for pod {name}"),
+            None,
+        ));
+    }
+    if pod
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        return Err(status(
+            400,
+            "BadRequest",
+            &format!("pod {name} does not have a host assigned"),
+            None,
+        ));
+    }
+    let previous = call.q("previous") == Some("true");
+    let key = (ns.clone(), name.clone(), container.clone(), previous);
+    let Some(entries) = shared
+        .pod_logs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .cloned()
+    else {
+        if previous {
+            return Err(status(
+                400,
+                "BadRequest",
+                &format!(
+                    "previous terminated container {} in pod {} not found",
+                    go_quote(&container),
+                    go_quote(&name)
+                ),
+                None,
+            ));
+        }
+        let waiting = pod
+            .pointer("/status/containerStatuses")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|c| c.get("name").and_then(Value::as_str) == Some(container.as_str()))
+            .and_then(|c| c.pointer("/state/waiting/reason"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(reason) = waiting {
+            return Err(status(
+                400,
+                "BadRequest",
+                &format!(
+                    "container {} in pod {} is waiting to start: {reason}",
+                    go_quote(&container),
+                    go_quote(&name)
+                ),
+                None,
+            ));
+        }
+        return Ok(text_response(200, "text/plain", String::new()));
+    };
+    let now = SystemTime::now();
+    let mut lines: Vec<(SystemTime, String)> = entries
+        .iter()
+        .map(|(age, l)| (written_at(shared, *age), l.clone()))
+        .filter(|(t, _)| {
+            since.is_none_or(|s| {
+                now.duration_since(*t).unwrap_or_default() <= Duration::from_secs(s as u64)
+            })
+        })
+        .collect();
+    if let Some(t) = tail {
+        let t = t as usize;
+        if lines.len() > t {
+            lines.drain(..lines.len() - t);
+        }
+    }
+    let stamps = call.q("timestamps") == Some("true");
+    let mut body = String::new();
+    for (t, l) in lines {
+        if stamps {
+            body.push_str(&rfc3339_nanos(t));
+            body.push(' ');
+        }
+        body.push_str(&l);
+        body.push('\n');
+    }
+    if let Some(l) = limit {
+        let mut end = (l as usize).min(body.len());
+        while !body.is_char_boundary(end) {
+            end -= 1;
+        }
+        body.truncate(end);
+    }
+    Ok(text_response(200, "text/plain", body))
+}
+
+/// `GET /api/v1/nodes/{name}/proxy/logs/?query=...`: the apiserver's node proxy to the kubelet's
+/// log server, as [`NodeLogs`] configures each node.
+fn node_proxy(shared: &Shared, call: &Call) -> Reply {
+    let info = call.info;
+    let name = info.name.clone().unwrap_or_default();
+    let def = shared
+        .state()
+        .def_for("", "nodes")
+        .cloned()
+        .expect("nodes are served");
+    if !shared
+        .state()
+        .objects
+        .contains_key(&store_key(&def, "", &name))
+    {
+        return Err(not_found(&def, &name));
+    }
+    // The path after `proxy`: only the kubelet's /logs/ is served here.
+    let rest = call
+        .path
+        .split_once("/proxy")
+        .map(|(_, r)| r.trim_start_matches('/'))
+        .unwrap_or("");
+    if !(rest == "logs" || rest.starts_with("logs/")) {
+        return Err(text_response(
+            404,
+            "text/plain; charset=utf-8",
+            "404 page not found\n".into(),
+        ));
+    }
+    let mode = shared
+        .node_logs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&name)
+        .cloned()
+        .unwrap_or(NodeLogs::QueryDisabled);
+    let listing = || {
+        // Go's http.FileServer directory listing (net/http/fs.go dirList).
+        let mut b = String::from(
+            "<!doctype html>\n<meta name=\"viewport\" content=\"width=device-width\">\n<pre>\n",
+        );
+        for f in [
+            "README",
+            "alternatives.log",
+            "apt/",
+            "containers/",
+            "journal/",
+            "pods/",
+        ] {
+            b.push_str(&format!("<a href=\"{f}\">{f}</a>\n"));
+        }
+        b.push_str("</pre>\n");
+        text_response(200, "text/html; charset=utf-8", b)
+    };
+    match mode {
+        NodeLogs::AddressNotAllowed => Err(status(400, "BadRequest", "address not allowed", None)),
+        NodeLogs::Unreachable => Err(status(
+            503,
+            "ServiceUnavailable",
+            "error trying to reach service: dial tcp 10.0.0.9:10250: connect: connection refused",
+            None,
+        )),
+        NodeLogs::HandlerDisabled => Err(text_response(
+            405,
+            "text/plain; charset=utf-8",
+            "logs endpoint is disabled.\n".into(),
+        )),
+        NodeLogs::QueryDisabled => Ok(listing()),
+        NodeLogs::NotJournald => {
+            let has_options = ["sinceTime", "untilTime", "tailLines", "pattern", "boot"]
+                .iter()
+                .any(|k| call.q(k).is_some());
+            if call.q("query").is_none() {
+                return Ok(listing());
+            }
+            let q = call.q("query").unwrap_or("");
+            Ok(text_response(
+                200,
+                "text/plain;charset=UTF-8",
+                if has_options {
+                    format!("\noptions present and query resolved to log files for [{q}]\ntry without specifying options\n")
+                } else {
+                    format!("\nlog not found for {q}\n")
+                },
+            ))
+        }
+        NodeLogs::Journal(entries) => {
+            let Some(q) = call.q("query") else {
+                return Ok(listing());
+            };
+            if q.trim().is_empty() {
+                return Err(text_response(
+                    400,
+                    "text/plain; charset=utf-8",
+                    "unit: Invalid value: \"\": unit cannot be empty\n".into(),
+                ));
+            }
+            let tail = match call.q("tailLines") {
+                None => None,
+                Some(v) => match v.parse::<i64>() {
+                    Ok(n) if (0..=100_000).contains(&n) => Some(n as usize),
+                    Ok(n) => {
+                        return Err(text_response(
+                            406,
+                            "text/plain; charset=utf-8",
+                            format!("tailLines: Invalid value: {n}: must be between 0 and 100000, inclusive\n"),
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(text_response(
+                            400,
+                            "text/plain; charset=utf-8",
+                            format!("tailLines: Invalid value: {v:?}: {e}\n"),
+                        ))
+                    }
+                },
+            };
+            let since = match call.q("sinceTime") {
+                None => None,
+                Some(t) => match parse_rfc3339_secs(t) {
+                    Some(s) => Some(s),
+                    None => {
+                        return Err(text_response(
+                            400,
+                            "text/plain; charset=utf-8",
+                            format!("sinceTime: Invalid value: {t:?}: invalid time format\n"),
+                        ))
+                    }
+                },
+            };
+            // journalctl --grep is PCRE2 and, without --case-sensitive=true, case-insensitive.
+            let pattern = match call.q("pattern") {
+                None => None,
+                Some(p) => match regex::RegexBuilder::new(p)
+                    .case_insensitive(call.q("case-sensitive") != Some("true"))
+                    .build()
+                {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        return Err(text_response(
+                            406,
+                            "text/plain; charset=utf-8",
+                            format!("pattern: Invalid value: {p:?}: {e}\n"),
+                        ))
+                    }
+                },
+            };
+            let mut lines: Vec<String> = entries
+                .iter()
+                .map(|(age, l)| (written_at(shared, *age), l))
+                .filter(|(t, _)| {
+                    since.is_none_or(|s| {
+                        t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() as i64 >= s
+                    })
+                })
+                .filter(|(_, l)| pattern.as_ref().is_none_or(|r| r.is_match(l)))
+                .map(|(t, l)| format!("{} {name} kubelet[1187]: {l}", journal_time(t)))
+                .collect();
+            if let Some(t) = tail {
+                if lines.len() > t {
+                    lines.drain(..lines.len() - t);
+                }
+            }
+            let body = if lines.is_empty() {
+                "-- No entries --\n".to_string()
+            } else {
+                lines.join("\n") + "\n"
+            };
+            Ok(text_response(200, "text/plain;charset=UTF-8", body))
+        }
+    }
+}
+
+/// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: the review is answered from
+/// the options' denials (what `forbidden` would answer that request) and stored nowhere.
+fn self_subject_access_review(shared: &Shared, call: &Call) -> Reply {
+    if call.info.verb != "create" {
+        return Err(status(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+            None,
+        ));
+    }
+    let body: Value = serde_json::from_slice(call.body).map_err(|e| {
+        status(
+            400,
+            "BadRequest",
+            &format!("the body of the request was in an unknown format: {e}"),
+            None,
+        )
+    })?;
+    let attrs = body.pointer("/spec/resourceAttributes").cloned();
+    let non = body.pointer("/spec/nonResourceAttributes").cloned();
+    if attrs.is_none() == non.is_none() {
+        let m = "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified";
+        return Err(status(422, "Invalid", m, None));
+    }
+    let allowed = match &attrs {
+        Some(a) => {
+            let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let (group, resource, sub) = (s("group"), s("resource"), s("subresource"));
+            let full = if sub.is_empty() {
+                resource.clone()
+            } else {
+                format!("{resource}/{sub}")
+            };
+            let mut names = vec![full.clone()];
+            if !group.is_empty() {
+                names.push(format!("{full}.{group}"));
+            }
+            let ns = s("namespace");
+            let opts = shared.opts();
+            if ns.is_empty() {
+                // Every namespace: refused in one is not allowed in all.
+                !opts.deny.iter().any(|d| {
+                    (d.verb == "*" || d.verb == s("verb"))
+                        && (d.resource == "*" || names.contains(&d.resource))
+                })
+            } else {
+                !is_denied(&opts, &s("verb"), &names, Some(ns.as_str()))
+            }
+        }
+        None => true,
+    };
+    let mut spec = Map::new();
+    if let Some(a) = attrs {
+        spec.insert("resourceAttributes".into(), a);
+    }
+    if let Some(n) = non {
+        spec.insert("nonResourceAttributes".into(), n);
+    }
+    Ok(json_response(
+        201,
+        &json!({
+            "kind": "SelfSubjectAccessReview",
+            "apiVersion": "authorization.k8s.io/v1",
+            "metadata": {},
+            "spec": spec,
+            "status": {"allowed": allowed},
+        }),
+    ))
 }

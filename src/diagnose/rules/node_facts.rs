@@ -58,9 +58,8 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         }
         match found(facts, names) {
             Some((name, path)) => {
-                a.confidence = a.confidence.min(0.2);
-                a.fact_from("node probe", format!(
-                    "node probe: {name} is installed on {node} ({path}), so the client is there; look at the other findings"
+                a.rule_out(format!(
+                    "{name} is installed on {node} ({path}, node probe)"
                 ));
             }
             None => {
@@ -86,9 +85,8 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 );
             }
             Some(true) => {
-                a.confidence = a.confidence.min(0.3);
-                a.fact_from("node probe", format!(
-                    "node probe: rpc.statd is running on {node} now (it may have been started since)"
+                a.rule_out(format!(
+                    "rpc.statd is running on {node} now (node probe): a retry finds it"
                 ));
             }
             None => {}
@@ -154,7 +152,7 @@ mod tests {
         let mut accs = accs_with("nfs_client_missing");
         apply(&case, &Hints::default(), &mut accs);
         let a = accs.get("nfs_client_missing").unwrap();
-        assert!(a.confidence <= 0.2);
-        assert!(a.evidence[0].text.contains("/usr/sbin/mount.nfs"));
+        let why = a.ruled_out.as_deref().expect("ruled out");
+        assert!(why.contains("/usr/sbin/mount.nfs"), "{why}");
     }
 }

@@ -12,11 +12,24 @@ use crate::model::Case;
 /// less (kubelet retries every two minutes at most: ten minutes of silence means it moved on).
 const STALE_AFTER_SECS: i64 = 600;
 
-fn weaken(accs: &mut Accs, id: &str, factor: f64, why: String) {
+/// The objects as they are now contradict the finding: it leaves the ranking.
+fn rule_out(accs: &mut Accs, id: &str, why: String) {
     if let Some(a) = accs.get(id) {
-        a.confidence *= factor;
-        a.fact(why);
+        a.rule_out(why);
     }
+}
+
+/// Operations kubelet runs only once the pod is on a node with its claims bound: a newer
+/// failure at one of these makes an older "claim not bound / not found" history.
+fn past_binding(op: &str) -> bool {
+    [
+        "MountVolume.",
+        "AttachVolume.",
+        "MapVolume.",
+        "UnmapVolume.",
+    ]
+    .iter()
+    .any(|p| op.starts_with(p))
 }
 
 pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
@@ -37,10 +50,9 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             })
             .collect();
         if !claims.is_empty() && bound.len() == claims.len() {
-            weaken(
+            rule_out(
                 accs,
                 "pvc_unbound_or_missing",
-                0.35,
                 format!(
                     "every claim of the pod is Bound now ({}): the message is from before they were bound",
                     bound.join(", ")
@@ -62,10 +74,9 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 _ => case.secrets.contains(name),
             });
         if let Some((kind, name)) = named {
-            weaken(
+            rule_out(
                 accs,
                 "configmap_or_secret_missing",
-                0.35,
                 format!("{kind} {name} exists now: the message is from before it was created"),
             );
         }
@@ -85,15 +96,47 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             .get("csi_driver_not_registered")
             .and_then(|a| a.evidence.iter().find_map(|e| driver_named(&e.text)));
         if let Some(d) = driver.filter(|d| registered.contains(d)) {
-            weaken(
+            rule_out(
                 accs,
                 "csi_driver_not_registered",
-                0.35,
                 format!(
                     "CSINode {} lists driver {d} now: it registered after the message",
                     case.node_name().unwrap_or("?")
                 ),
             );
+        }
+    }
+    // A claim reported unbound or missing, then a newer failure at a later stage (kubelet
+    // mounting or attaching a volume of the pod): the claim was bound since; that report is
+    // history. Times are compared when both have them, else ages from the same kind of input.
+    let later_stage = |a: &crate::diagnose::Acc| {
+        a.ruled_out.is_none()
+            && a.ctx
+                .as_ref()
+                .and_then(|c| c.error.operation.as_deref())
+                .is_some_and(past_binding)
+    };
+    if let Some(pvc_idx) = accs
+        .list
+        .iter()
+        .position(|a| catalogue().causes[a.cause].id == "pvc_unbound_or_missing" && !a.from_objects)
+    {
+        let (seen, age) = (accs.list[pvc_idx].last_seen, accs.list[pvc_idx].min_age);
+        let newer = accs.list.iter().enumerate().find_map(|(i, a)| {
+            if i == pvc_idx || !later_stage(a) {
+                return None;
+            }
+            match (seen, a.last_seen, age, a.min_age) {
+                (Some(old), Some(new), _, _) if new > old => Some((human_age(new - old), a.cause)),
+                (_, _, Some(old), Some(new)) if new < old => Some((human_age(old - new), a.cause)),
+                _ => None,
+            }
+        });
+        if let Some((gap, cause)) = newer {
+            let title = &catalogue().causes[cause].title;
+            accs.list[pvc_idx].rule_out(format!(
+                "history: {gap} later the pod fails at a later stage ({title}), which needs its claims bound"
+            ));
         }
     }
     // Recency: what the pod failed on last counts most.
@@ -109,12 +152,15 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             if let Some(t) = a.last_seen {
                 if newest - t > STALE_AFTER_SECS {
                     a.confidence *= 0.8;
-                    a.fact(format!(
-                        "its newest message is {} older than the pod's newest failure: the state may have changed since",
-                        human_age(newest - t)
-                    ));
                     // A weakening fact is not support from the objects.
-                    a.from_objects = false;
+                    let e = crate::diagnose::report::Evidence::fact(
+                        "objects",
+                        format!(
+                            "its newest message is {} older than the pod's newest failure: the state may have changed since",
+                            human_age(newest - t)
+                        ),
+                    );
+                    a.add(e);
                 }
             }
         }
@@ -211,16 +257,16 @@ mod tests {
             "{:#?}",
             r.findings
         );
-        let pvc = r
+        // Ruled out by the claim as it is now: not ranked, listed apart with the reason.
+        assert!(!r
             .findings
             .iter()
-            .find(|f| f.cause == "pvc_unbound_or_missing")
-            .unwrap();
-        assert!(pvc.confidence < 0.4, "{}", pvc.confidence);
-        assert!(
-            pvc.evidence.iter().any(|e| e.contains("Bound now")),
-            "{:#?}",
-            pvc.evidence
-        );
+            .any(|f| f.cause == "pvc_unbound_or_missing"));
+        let pvc = r
+            .ruled_out
+            .iter()
+            .find(|x| x.cause == "pvc_unbound_or_missing")
+            .expect("ruled out");
+        assert!(pvc.because.contains("Bound now"), "{}", pvc.because);
     }
 }
