@@ -376,7 +376,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__pod)
-            opts="-n -f -o -v -h -V --namespace --from-file --offline --example --node-os --max-input-mib --save --probe-node --probe-namespace --probe-image --probe-timeout --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -f -o -v -h -V --namespace --from-file --offline --example --node-os --max-input-mib --save --probe-node --probe-namespace --probe-image --probe-timeout --probe-kernel-log --probe-nfs --output --color --verbose --kubeconfig --context --request-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -31,6 +31,7 @@ seed() { # seed <target>: copy the fixtures that fit the target into its corpus
     rbd) globs=(fixtures/ceph/*.out fixtures/seed/rbd-*) ;;
     mountinfo) globs=(fixtures/hosts/*/proc/1/mountinfo) ;;
     probe) globs=(fixtures/synthetic/*probe*) ;;
+    transcripts) globs=(fixtures/node/*.txt) ;;
     tables) globs=(fixtures/tables/*.txt fixtures/clusters/*/logs/*/*/*.log) ;;
     *) globs=(fixtures/seed/* fixtures/synthetic/*) ;;
   esac

@@ -141,11 +141,19 @@ fn regression_parse_error_lines_count_from_the_file_start() {
     let out = doctor_file(fixture!("seed/node-volumes-attached.yaml"));
     out.assert_input_error("line 5");
 
+    // In a transcript whose `rbd lock list` part is read, the broken part is named and skipped
+    // (issue 18), with the line counted from the file's start.
     let dir = TempDir::new("transcript-line");
     let transcript = format!("{}{node}", read(fixture!("seed/rbd-lock-list.txt")));
     assert_eq!(transcript.lines().nth(8), Some("volumesAttached:"));
     let f = dir.write("transcript.txt", transcript);
-    doctor_file(&f).assert_input_error("line 9");
+    let out = run(&["doctor", "pod", "-f", &f, "-o", "json"]);
+    assert_eq!(out.code, 1, "{out:#?}");
+    let notes = out.json()["notes"].to_string();
+    assert!(
+        notes.contains("line 9") && notes.contains("invalid YAML"),
+        "{notes}"
+    );
 }
 
 #[test]
@@ -259,9 +267,10 @@ fn printable_ascii_garbage_is_not_recognised() {
 }
 
 #[test]
-fn one_bad_input_among_good_ones_fails_the_run_and_names_it() {
-    // The operator passed the describe and, by mistake, the Rancher JSON: say which one is wrong
-    // rather than report on half the input.
+fn issue_18_one_bad_input_among_good_ones_is_named_and_skipped() {
+    // The operator passed the describe and, by mistake, the Rancher JSON: the report still says
+    // which one was not read and why, and the describe is diagnosed (issue 18: one file volmnt
+    // does not read never refuses the rest).
     let out = run(&[
         "doctor",
         "pod",
@@ -269,6 +278,82 @@ fn one_bad_input_among_good_ones_fails_the_run_and_names_it() {
         NFS_DESCRIBE,
         "-f",
         fixture!("seed/nfs-pvc-rancher.json"),
+        "-o",
+        "json",
     ]);
-    out.assert_input_error("nfs-pvc-rancher.json");
+    out.assert_no_panic();
+    assert_eq!(out.code, 1, "{out:#?}");
+    let json = out.json();
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains(
+            "nfs-pvc-rancher.json: skipped, not read: is JSON/YAML but not a Kubernetes object"
+        ),
+        "{notes}"
+    );
+    assert!(json["inputs"].to_string().contains("nfs-describe-pod.txt"));
+    assert_eq!(json["findings"][0]["cause"], "nfs_client_missing");
+}
+
+#[test]
+fn issue_18_nothing_recognised_in_any_input_is_still_an_input_error_naming_each() {
+    let dir = TempDir::new("none-recognised");
+    let a = dir.write("notes.txt", "BCDFG HJKLM\n");
+    let b = dir.write(
+        "values.yaml",
+        "persistence:\n  enabled: true\nreplicas: 2\n",
+    );
+    let out = run(&["doctor", "pod", "-f", &a, "-f", &b]);
+    out.assert_input_error("nothing in these inputs was recognised");
+    assert!(
+        out.stderr.contains("notes.txt: not a format volmnt reads"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("values.yaml: is JSON/YAML but not a Kubernetes object"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn issue_18_an_empty_or_binary_file_among_good_ones_is_named_and_skipped() {
+    let dir = TempDir::new("skip-unreadable");
+    let empty = dir.write("empty.txt", b"");
+    let bin = dir.write("core.dump", [0u8, 1, 2, 0, 4]);
+    let out = run(&[
+        "doctor",
+        "pod",
+        "-f",
+        NFS_DESCRIBE,
+        "-f",
+        &empty,
+        "-f",
+        &bin,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{out:#?}");
+    let notes = out.json()["notes"].to_string();
+    assert!(
+        notes.contains("empty.txt: skipped, not read: is empty"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("core.dump: skipped, not read: is binary data"),
+        "{notes}"
+    );
+    // A file that does not exist is the command line's mistake: still an error.
+    let missing = dir.path().join("nope.txt");
+    run(&[
+        "doctor",
+        "pod",
+        "-f",
+        NFS_DESCRIBE,
+        "-f",
+        missing.to_str().unwrap(),
+    ])
+    .assert_input_error("no such file");
 }

@@ -776,3 +776,103 @@ fn node_plugin_and_kubelet_log_lines_never_bring_a_planted_secret() {
     assert_out_clean("doctor offline --save with a pasted plugin log", &out);
     assert_dir_clean("the offline --save bundle", &save2);
 }
+
+/// A node's command output with secrets in it (issue 18): kubelet flags, a k3s config's token, a
+/// CIFS mount's password in the mount table, a Ceph key and a password in kernel lines, CHAP in
+/// iscsid.conf, a cloud key as a filesystem label. Read offline in every format and into a
+/// saved case: none of them appears anywhere.
+#[test]
+fn node_transcripts_never_print_a_planted_secret() {
+    let dir = TempDir::new("secrets-node-transcripts");
+    let files = saved_case(dir.path());
+    let node = dir.path().join("node.txt");
+    std::fs::write(
+        &node,
+        format!(
+            "$ ps -ef | grep kubelet\n\
+             root 812 1 1 09:00 ? 00:00:01 /usr/bin/kubelet --root-dir=/var/lib/kubelet --token={TOKEN} --azure-storage-key={AZURE_KEY}\n\
+             $ mount | grep cifs\n\
+             //files.example.internal/team on /var/lib/kubelet/pods/3b1f0c1e-1111-2222-3333-444455556666/volumes/kubernetes.io~csi/share/mount type cifs (rw,vers=3.0,username=svc,password={SMB_PASSWORD})\n\
+             $ dmesg | tail -2\n\
+             [   12.300000] libceph: mon0 10.0.0.1:6789 auth failed with key {CEPH_KEY}\n\
+             [   12.400000] CIFS: VFS: cifs_mount failed w/return code = -13 password={SMB_PASSWORD}\n\
+             $ cat /etc/rancher/k3s/config.yaml\n\
+             token: {TOKEN}\n\
+             kubelet-arg:\n  - root-dir=/var/lib/kubelet\n\
+             $ cat /etc/iscsi/iscsid.conf\n\
+             node.session.auth.password = {CHAP_PASSWORD}\n\
+             $ blkid\n\
+             /dev/sdb: LABEL=\"{AWS_KEY_ID}\" TYPE=\"xfs\"\n\
+             $ docker inspect kubelet --format '{{{{join .Args \"\\n\"}}}}'\n\
+             --root-dir=/var/lib/kubelet\n\
+             --aws-secret-access-key={AWS_SECRET}\n"
+        ),
+    )
+    .unwrap();
+    for fmt in FORMATS {
+        let mut args = vec!["doctor", "pod", "--offline", "-o", fmt, "-v"];
+        for f in files.iter().chain(std::iter::once(&node)) {
+            args.push("-f");
+            args.push(f.to_str().unwrap());
+        }
+        let out = volmnt(&args, &[]);
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_out_clean(
+            &format!("doctor pod --offline with node transcripts -o {fmt}"),
+            &out,
+        );
+        if *fmt == "json" {
+            // The transcripts were read (clean by reading them, not by skipping them).
+            let inputs = out.json()["inputs"].to_string();
+            assert!(inputs.contains("kubelet command line"), "{inputs}");
+            assert!(inputs.contains("kernel log"), "{inputs}");
+            assert!(inputs.contains("blkid"), "{inputs}");
+        }
+    }
+    // The transcripts alone: nothing to diagnose, an input error that quotes nothing secret.
+    let out = volmnt(
+        &["doctor", "pod", "--offline", "-f", node.to_str().unwrap()],
+        &[],
+    );
+    assert_out_clean("doctor pod with node transcripts only", &out);
+
+    // Into a saved case, beside a live read.
+    let mut cluster = FakeCluster::fixture("nfs-client-missing");
+    cluster.objects.retain(|o| o["kind"] != "Secret");
+    let pod = cluster
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["status"]["phase"] == "Pending")
+        .cloned()
+        .expect("a stuck pod");
+    let (name, ns) = (
+        pod["metadata"]["name"].as_str().unwrap().to_string(),
+        pod["metadata"]["namespace"].as_str().unwrap().to_string(),
+    );
+    let (api, _thread) = start_in_background(cluster, Options::new());
+    let kc = api.write_kubeconfig(dir.path(), &ns);
+    let save = dir.path().join("bundle");
+    let out = volmnt(
+        &[
+            "doctor",
+            "pod",
+            &name,
+            "-n",
+            &ns,
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "-f",
+            node.to_str().unwrap(),
+            "--save",
+            save.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        &[],
+    );
+    assert!(out.code <= 1, "{out:#?}");
+    assert_out_clean("doctor pod live with node transcripts --save", &out);
+    let case_yaml = std::fs::read_to_string(save.join("case.yaml")).unwrap();
+    assert!(case_yaml.contains("nodeFacts:"), "{case_yaml}");
+    assert_dir_clean("the --save bundle with node facts", &save);
+}

@@ -25,6 +25,7 @@ mod live;
 mod man;
 mod node_check;
 mod node_daemonset;
+mod node_evidence;
 mod node_probe;
 mod output;
 mod rbac;

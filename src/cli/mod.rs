@@ -275,7 +275,14 @@ Inputs (--from-file, any mix, each recognised by its content; a directory reads 
                                         multi-document dump; core/v1 and events.k8s.io/v1 events)
   kubelet log                           (klog lines, plain or as journalctl prints them)
   rbd lock ls [--format json], rbd status [--format json]
+  the node's command output, as its facts: uname, os-release, dmesg / journalctl -k, lsmod,
+                                        modprobe, ps / pgrep of the kubelet, which / ls of helpers,
+                                        dpkg / rpm / apk, blkid, lsblk, findmnt / mount /
+                                        mountinfo, multipath, iscsiadm, rpcinfo, showmount, df,
+                                        systemctl status, sysctl, getenforce / sestatus
   a shell transcript holding several of these after `$ command` / `# command` prompts
+An input (or transcript part) volmnt does not read is named in the notes and skipped; only when
+nothing in any input is read is that an input error.
 
 Examples:
   volmnt doctor pod web-0 -n shop
@@ -348,6 +355,16 @@ pub struct DoctorPodArgs {
     /// Give up on the probe after this long (pod start included)
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration, requires = "probe_node")]
     pub probe_timeout: std::time::Duration,
+    /// Let the probe read the kernel log: adds CAP_SYSLOG (only that) to the probe pod, which
+    /// kernel.dmesg_restrict=1 requires for dmesg. Without it the probe reads the kernel's lines
+    /// only from /var/log files and the journal, and the report says the ring buffer was not read
+    #[arg(long, requires = "probe_node")]
+    pub probe_kernel_log: bool,
+    /// With --probe-node: also ask, from the node, whether the pod's NFS servers answer
+    /// (`rpcinfo -p`, `showmount -e` and a TCP connect to 2049, 3 s each, where the probe image
+    /// has them). Off by default: it sends traffic from the node to each server
+    #[arg(long, requires = "probe_node")]
+    pub probe_nfs: bool,
 }
 
 #[derive(Debug, Args)]

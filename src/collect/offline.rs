@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::error::{Error, Result};
-use crate::model::{Case, LogLine, Origin, RawMessage, RbdImageState};
+use crate::model::{Case, LogLine, NodeFacts, Origin, RawMessage, RbdImageState};
 use crate::parse::objects::KubeObject;
-use crate::parse::{describe, events, klog, objects, rbd};
+use crate::parse::{describe, events, klog, objects, rbd, transcripts};
 
 /// One input, read and decoded.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ fn read_sniffed(
         let sniff = String::from_utf8_lossy(&head);
         // Cut at the last line break: a partial last line is not evidence.
         let sniff = sniff.rsplit_once('\n').map_or(&*sniff, |(a, _)| a);
-        if klog::looks_like_klog(sniff) {
+        if klog::looks_like_klog(sniff) && !sniff.contains(super::save::CASE_KIND) {
             return stream_klog(label, head, r, max_bytes);
         }
     }
@@ -327,16 +327,25 @@ pub struct Section<'a> {
 }
 
 static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    // A `$` prompt, or one that shows the user and host (`[root@node1 ~]#`, `user@node1:~$`,
+    // PowerShell's `PS C:\>`), starts a command whatever it is; a bare `#` does only before a
+    // command volmnt knows, since it also starts YAML and config file comments.
     Regex::new(
-        r"^\s*(?:\[[^\]\n]{1,80}\]\s?[#$]|[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^\n#$]{0,80}[#$]|[#$]|PS [^>\n]{0,80}>)\s+((?:sudo\s+)?(?:kubectl|oc|rbd|ceph|journalctl|mount|cat|grep|findmnt|volmnt|tail|less|kubectl-volmnt)\b.*)$",
+        r"^\s*(?:(?:(?:\[[^\]\n]{1,80}\]\s?[#$]|[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^\n#$]{0,80}[#$])\s*|(?:\$|PS [^>\n]{0,80}>)\s+)(\S.*)|#\s+((?:sudo\s+)?(?:kubectl|oc|rbd|ceph|journalctl|mount|cat|grep|findmnt|volmnt|tail|less|kubectl-volmnt|uname|dmesg|lsmod|modprobe|modinfo|ps|pgrep|systemctl|which|ls|dpkg|dpkg-query|rpm|apk|blkid|lsblk|multipath|multipathd|iscsiadm|rpcinfo|showmount|df|sysctl|getenforce|sestatus|nsenter|docker|crictl|stat)\b.*))$",
     )
     .expect("static regex")
 });
 
+/// The command of a prompt line, if it is one.
+fn prompt_command(line: &str) -> Option<&str> {
+    let c = PROMPT.captures(line)?;
+    c.get(1).or(c.get(2)).map(|m| m.as_str())
+}
+
 /// Split a transcript at its shell prompts. A long prompt line (a flattened paste) stays with
 /// its content.
 pub fn sections(text: &str) -> Vec<Section<'_>> {
-    if !text.lines().any(|l| PROMPT.is_match(l)) {
+    if !text.lines().any(|l| prompt_command(l).is_some()) {
         return vec![Section {
             command: None,
             body: std::borrow::Cow::Borrowed(text),
@@ -351,8 +360,8 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
     };
     let mut current = fresh(1);
     for (i, line) in text.lines().enumerate() {
-        if let Some(c) = PROMPT.captures(line) {
-            let cmd = c[1].trim().to_string();
+        if let Some(c) = prompt_command(line) {
+            let cmd = c.trim().to_string();
             let next = fresh(i + 2);
             if !current.body.trim().is_empty() || current.command.is_some() {
                 out.push(std::mem::replace(&mut current, next));
@@ -449,10 +458,12 @@ pub fn is_volume_log_line(l: &LogLine) -> bool {
 /// The most log lines kept from one input (the newest), so memory stays bounded.
 pub const MAX_LOG_LINES: usize = 5000;
 
-/// The log lines the node probe read (kubelet's about the pod, the kernel's about storage) go
-/// into the case like a saved kubelet log: kubelet's are parsed as klog/journal lines, the
-/// kernel's kept as messages of their own.
-pub fn add_node_logs(case: &mut Case, node: &str) {
+/// The log lines of the node's facts (the probe's, a pasted `dmesg`, a saved case's) go into
+/// the case like a saved kubelet log: kubelet's are parsed as klog/journal lines, the kernel's
+/// kept as messages of their own. Called once, after every source is read.
+pub fn add_node_logs(case: &mut Case) {
+    let node = case.node_name().unwrap_or("the node").to_string();
+    let node = node.as_str();
     let Some(facts) = case.node_facts.as_ref() else {
         return;
     };
@@ -469,6 +480,8 @@ pub fn add_node_logs(case: &mut Case, node: &str) {
             None => format!("node {node}"),
         });
     }
+    // A saved case keeps the log lines it read: a replay has them already.
+    kept.retain(|l| !case.logs.contains(l));
     case.logs.extend(kept);
     for (i, line) in kernel.iter().enumerate() {
         case.messages.push(crate::model::RawMessage {
@@ -520,24 +533,35 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
     }
     let mut recognised = Vec::new();
     let mut skipped = Vec::new();
+    // The first part that looked like a format volmnt reads but did not parse: when nothing else
+    // in the input is read, its error says more than "not recognised".
+    let mut first_error: Option<Error> = None;
     for (i, s) in sections(&src.text).iter().enumerate() {
-        match add_section(case, &src.label, s)? {
-            Some(what) => recognised.push(what),
-            None => {
+        let part = || {
+            s.command
+                .clone()
+                .map(|c| format!("output of `{c}`"))
+                .unwrap_or_else(|| format!("part {}", i + 1))
+        };
+        match add_section(case, &src.label, s) {
+            Ok(Some(what)) => recognised.push(what),
+            Ok(None) => {
                 if !s.body.trim().is_empty() {
-                    skipped.push(
-                        s.command
-                            .clone()
-                            .map(|c| format!("output of `{c}`"))
-                            .unwrap_or_else(|| format!("part {}", i + 1)),
-                    );
+                    skipped.push(part());
                 }
+            }
+            Err(e) => {
+                skipped.push(format!("{} ({})", part(), short_reason(&e)));
+                first_error.get_or_insert(e);
             }
         }
     }
     if recognised.is_empty() {
+        if let Some(e) = first_error {
+            return Err(e);
+        }
         let mut msg = String::from(
-            "not recognised: expected kubectl describe/get -o yaml|json output, events, a kubelet log or rbd lock/status output",
+            "not recognised: expected kubectl describe/get -o yaml|json output, events, a kubelet log, rbd lock/status output, or a node's command output (uname, os-release, dmesg, lsmod, ps of the kubelet, blkid, findmnt/mount, df, ...)",
         );
         if !skipped.is_empty() && skipped.iter().any(|s| s.starts_with("output of")) {
             msg.push_str(&format!(" (found {})", skipped.join(", ")));
@@ -560,6 +584,100 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// An error as a short reason in a note (its first line, without the input's name).
+fn short_reason(e: &Error) -> String {
+    let s = match e {
+        Error::Input { message, .. } => message.clone(),
+        Error::Parse { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    let first = s.lines().next().unwrap_or("").to_string();
+    if first.chars().count() > 200 {
+        format!("{}...", first.chars().take(200).collect::<String>())
+    } else {
+        first
+    }
+}
+
+/// An input named and skipped: its label, and why.
+pub type Skipped = (String, Error);
+
+/// Whether an input error is about that input alone (it is then named and skipped when other
+/// inputs are read), rather than about the command line or the machine.
+pub fn skippable(e: &Error) -> bool {
+    matches!(e, Error::Input { .. } | Error::Parse { .. })
+}
+
+/// Read every input, naming and skipping those that cannot be read as text (empty, binary, not
+/// UTF-8, over the size limit): `(sources, skipped)`. A path that does not exist, or a
+/// directory with no file, is still an error: that is the command line's, not the input's.
+pub fn read_inputs_lenient(
+    path: &str,
+    max_bytes: u64,
+    stdin: &mut dyn Read,
+) -> Result<(Vec<Source>, Vec<Skipped>)> {
+    let mut sources = Vec::new();
+    let mut skipped = Vec::new();
+    let files: Vec<String> = if path != "-" && std::path::Path::new(path).is_dir() {
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| Error::io(format!("reading {path}"), e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                !name.starts_with('.') && !name.to_ascii_uppercase().starts_with("README")
+            })
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(Error::input(path, "is a directory with no files to read"));
+        }
+        files
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect()
+    } else {
+        vec![path.to_string()]
+    };
+    for f in files {
+        match read_input(&f, max_bytes, stdin) {
+            Ok(s) => sources.push(s),
+            Err(e) if skippable(&e) => skipped.push((if f == "-" { "stdin".into() } else { f }, e)),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((sources, skipped))
+}
+
+/// A node transcript (`$ uname -r`, a pasted `dmesg`, ...) into the case's node facts, with
+/// where it came from; `None` when the text does not fit the format after all.
+fn add_node_transcript(
+    case: &mut Case,
+    label: &str,
+    kind: transcripts::Kind,
+    cmd: Option<&str>,
+    text: &str,
+) -> Option<String> {
+    let fresh = case.node_facts.is_none();
+    let source = match cmd {
+        Some(c) => format!("file {label}: {c}"),
+        None => format!("file {label}: {} (recognised by its shape)", kind.label()),
+    };
+    let source = crate::redact::redact(&source).into_owned();
+    let facts = case.node_facts.get_or_insert_with(NodeFacts::default);
+    match transcripts::apply(kind, cmd, text, facts, &source) {
+        Some(a) => {
+            Some(crate::redact::redact(&format!("{}: {}", kind.label(), a.summary)).into_owned())
+        }
+        None => {
+            if fresh {
+                case.node_facts = None;
+            }
+            None
+        }
+    }
 }
 
 /// Recognise one section and add it; `Ok(None)` when it is not something volmnt reads.
@@ -607,6 +725,13 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         );
         return Ok(Some(format!("rbd status ({n} watcher(s))")));
     }
+    // What a command run on the node printed (an empty output says something too: `which jq`
+    // printing nothing).
+    if let Some(kind) = s.command.as_deref().and_then(transcripts::kind_of_command) {
+        if let Some(what) = add_node_transcript(case, label, kind, s.command.as_deref(), text) {
+            return Ok(Some(what));
+        }
+    }
     if trimmed.is_empty() {
         return Ok(None);
     }
@@ -615,23 +740,8 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     if let Some(pasted) = crate::parse::tables::recognise(cmd, text, label) {
         return Ok(Some(pasted.add_to(case)));
     }
-    // A kubelet log first: it is the big input, and the checks below would scan all of it.
-    if klog::looks_like_klog(text) {
-        let (mut kept, total) = volume_entries(text);
-        if kept.len() > MAX_LOG_LINES {
-            case.notes.push(format!(
-                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
-                kept.len()
-            ));
-            kept.drain(..kept.len() - MAX_LOG_LINES);
-        }
-        let n = kept.len();
-        case.logs.extend(kept);
-        return Ok(Some(format!(
-            "kubelet log ({n} of {total} entries about volume failures)"
-        )));
-    }
-    // What `--save` wrote besides the objects: absences, refusals, names.
+    // What `--save` wrote besides the objects: absences, refusals, names, the cluster's and
+    // the node's facts (before the kubelet log check: the facts may quote kubelet's lines).
     if text.contains(super::save::CASE_KIND) && text.contains(super::save::CASE_API_VERSION) {
         let facts: super::save::CaseFacts = serde_yaml::from_str(text)
             .map_err(|e| Error::input(label, format!("case.yaml does not parse: {e}")))?;
@@ -648,6 +758,12 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
             case.note_unavailable(u);
         }
         case.empty_listings.extend(facts.empty_listings);
+        if let Some(nf) = facts.node_facts {
+            match case.node_facts.as_mut() {
+                Some(into) => transcripts::merge(into, nf),
+                None => case.node_facts = Some(nf),
+            }
+        }
         if case.pod_name.is_none() {
             case.pod_name = facts.pod;
         }
@@ -662,6 +778,22 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
             case.captured_at = Some(t.as_second());
         }
         return Ok(Some("volmnt case facts (saved)".into()));
+    }
+    // A kubelet log first: it is the big input, and the checks below would scan all of it.
+    if klog::looks_like_klog(text) {
+        let (mut kept, total) = volume_entries(text);
+        if kept.len() > MAX_LOG_LINES {
+            case.notes.push(format!(
+                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
+                kept.len()
+            ));
+            kept.drain(..kept.len() - MAX_LOG_LINES);
+        }
+        let n = kept.len();
+        case.logs.extend(kept);
+        return Ok(Some(format!(
+            "kubelet log ({n} of {total} entries about volume failures)"
+        )));
     }
     // Text that names apiVersion but does not parse still goes to the parser, for its error.
     if objects::looks_like_objects(text)
@@ -725,6 +857,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
             }
             case.events.push(ev);
             return Ok(Some("an event row".into()));
+        }
+    }
+    // A node's command output pasted without its prompt (or shown by a log viewer or pager),
+    // recognised by its own shape.
+    if s.command.as_deref().is_none_or(transcripts::shows_text) {
+        if let Some(kind) = transcripts::sniff(text) {
+            if let Some(what) = add_node_transcript(case, label, kind, None, text) {
+                return Ok(Some(what));
+            }
         }
     }
     if looks_structured(trimmed) {

@@ -71,6 +71,10 @@ pub struct CaseFacts {
     /// Pasted `kubectl get` commands that listed nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub empty_listings: Vec<String>,
+    /// What is known about the pod's node (the probe's facts, or a pasted transcript's), secrets
+    /// redacted, so a replay weighs the same node evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_facts: Option<crate::model::NodeFacts>,
 }
 
 pub const CASE_KIND: &str = "VolmntCase";
@@ -152,8 +156,10 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         logs: case.logs.clone(),
         unavailable: case.unavailable.clone(),
         empty_listings: case.empty_listings.clone(),
+        node_facts: case.node_facts.clone(),
     };
-    // Log lines are text from the node: redacted once more on the way out.
+    // Log lines are text from the node, and the node's facts hold flags, mount options and
+    // log lines: redacted once more on the way out.
     let mut facts = serde_json::to_value(&facts).map_err(|e| Error::Output(e.to_string()))?;
     crate::redact::redact_value(&mut facts);
     let facts = serde_yaml::to_string(&facts).map_err(|e| Error::Output(e.to_string()))?;
@@ -164,7 +170,7 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
          Replay: volmnt doctor pod {pod} -n {ns} --from-file {dir}\n\
          objects.yaml  the pod, the other pods on its claims and the node plugins' pods on its node, PVCs, PVs, nodes, StorageClasses, CSIDrivers, CSINodes, VolumeAttachments, the node plugins' DaemonSets\n\
          events.yaml   the pod's events (core/v1)\n\
-         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the pod's owners, the node plugins' and kubelet's log lines about the pod (redacted), evidence that could not be gathered\n",
+         case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the pod's owners, the node plugins' and kubelet's log lines about the pod (redacted), evidence that could not be gathered, the node's facts\n",
         dir = dir.display()
     );
     let mut written = Vec::new();

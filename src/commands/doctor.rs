@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::cli::{DoctorNamespaceArgs, DoctorPodArgs, Example, Global};
 use crate::collect::cluster::Cluster;
 use crate::collect::node::exec::{self, ExecOptions, ProbePods};
+use crate::collect::node::ssh::ProbeAsk;
 use crate::collect::offline::{self, Source};
 use crate::collect::save;
 use crate::diagnose::{self, fleet, Diagnosis, Options, Report, Status};
@@ -50,10 +51,11 @@ fn example_sources(e: Example) -> Vec<Source> {
     }
 }
 
-/// The saved inputs of `--from-file` / `--example` (read, not yet interpreted).
-fn saved_sources(args: &DoctorPodArgs) -> Result<Vec<Source>> {
+/// The saved inputs of `--from-file` / `--example` (read, not yet interpreted), and the inputs
+/// that could not be read as text (named and skipped when others are read).
+fn saved_sources(args: &DoctorPodArgs) -> Result<(Vec<Source>, Vec<offline::Skipped>)> {
     Ok(match args.example {
-        Some(e) => example_sources(e),
+        Some(e) => (example_sources(e), Vec::new()),
         None => {
             if args.from_file.iter().filter(|f| *f == "-").count() > 1 {
                 return Err(Error::Usage("`-` (stdin) can be given only once".into()));
@@ -61,12 +63,78 @@ fn saved_sources(args: &DoctorPodArgs) -> Result<Vec<Source>> {
             let max = args.max_input_mib.saturating_mul(1 << 20);
             let mut stdin = std::io::stdin();
             let mut all = Vec::new();
+            let mut skipped = Vec::new();
             for f in &args.from_file {
-                all.extend(offline::read_inputs(f, max, &mut stdin)?);
+                let (s, k) = offline::read_inputs_lenient(f, max, &mut stdin)?;
+                all.extend(s);
+                skipped.extend(k);
             }
-            all
+            (all, skipped)
         }
     })
+}
+
+/// Read every source into `case`. An input volmnt cannot read, or in which it recognises
+/// nothing, is named in the notes and skipped; only when nothing at all is read is that an
+/// input error (exit 2): the one input's own error, or each input's.
+fn add_sources(
+    case: &mut Case,
+    sources: &[Source],
+    mut skipped: Vec<offline::Skipped>,
+) -> Result<()> {
+    let mut read = 0;
+    for s in sources {
+        match offline::add_source(case, s) {
+            Ok(()) => read += 1,
+            Err(e) if offline::skippable(&e) => skipped.push((s.label.clone(), e)),
+            Err(e) => return Err(e),
+        }
+    }
+    if read == 0 {
+        return Err(match skipped.len() {
+            0 => Error::input("the input", "is empty: nothing to diagnose"),
+            1 => skipped.remove(0).1,
+            _ => Error::input(
+                skipped
+                    .iter()
+                    .map(|(l, _)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                format!(
+                    "nothing in these inputs was recognised: {}",
+                    skipped
+                        .iter()
+                        .map(|(l, e)| format!("{l}: {}", reason(e)))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ),
+        });
+    }
+    for (label, e) in skipped {
+        case.notes
+            .push(format!("{label}: skipped, not read: {}", reason(&e)));
+        case.inputs
+            .push(format!("{label}: skipped ({})", reason(&e)));
+    }
+    Ok(())
+}
+
+/// An input's error without its name (the note names it), and without the list of formats
+/// volmnt reads (`--help` has it).
+fn reason(e: &Error) -> String {
+    let s = match e {
+        Error::Input { message, .. } => message.clone(),
+        Error::Parse { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    match s.strip_prefix("not recognised: expected ") {
+        Some(rest) => match rest.find(" (found ") {
+            Some(i) => format!("not a format volmnt reads{}", &rest[i..]),
+            None => "not a format volmnt reads".into(),
+        },
+        None => s,
+    }
 }
 
 /// Build the case from saved inputs (pure apart from reading the files).
@@ -76,10 +144,8 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         namespace: args.namespace.clone(),
         ..Case::default()
     };
-    let sources = saved_sources(args)?;
-    for s in &sources {
-        offline::add_source(&mut case, s)?;
-    }
+    let (sources, skipped) = saved_sources(args)?;
+    add_sources(&mut case, &sources, skipped)?;
     if let (Some(want), Some(got)) = (
         &args.name,
         case.pod.as_ref().and_then(|p| p.metadata.name.clone()),
@@ -94,7 +160,11 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
     let has_messages = !case.events.is_empty()
         || !case.logs.is_empty()
         || !case.messages.is_empty()
-        || !case.volume_attachments.is_empty();
+        || !case.volume_attachments.is_empty()
+        || case
+            .node_facts
+            .as_ref()
+            .is_some_and(|f| !f.kernel_log.is_empty() || !f.kubelet_log.is_empty());
     let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
     // The node's status says which volumes its kubelet waits for (status.volumesInUse): an
     // attach that nothing makes leaves no event at all (an in-tree iSCSI volume without the
@@ -120,16 +190,15 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
 }
 
 /// Add saved files to a live case: what they hold (a kubelet log, events saved before they
-/// expired, `rbd lock ls`) sits beside what the API said, each named in "Read".
+/// expired, `rbd lock ls`, the node's command output) sits beside what the API said, each named
+/// in "Read".
 fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
-    let sources = saved_sources(args)?;
+    let (sources, skipped) = saved_sources(args)?;
     let mut from_files = Case::default();
-    for s in &sources {
-        offline::add_source(&mut from_files, s)?;
-    }
+    add_sources(&mut from_files, &sources, skipped)?;
     offline::keep_pod_events(&mut from_files);
     // The live objects stand; the files add what the API cannot give (logs, old events,
-    // rbd listings, raw messages).
+    // rbd listings, raw messages, the node's facts).
     case.logs.extend(from_files.logs);
     case.messages.extend(from_files.messages);
     case.rbd.extend(from_files.rbd);
@@ -143,6 +212,12 @@ fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
             .any(|x| x.reason == e.reason && x.message == e.message)
         {
             case.events.push(e);
+        }
+    }
+    if let Some(f) = from_files.node_facts {
+        match case.node_facts.as_mut() {
+            Some(n) => crate::parse::transcripts::merge(n, f),
+            None => case.node_facts = Some(f),
         }
     }
     case.notes.extend(from_files.notes);
@@ -180,9 +255,27 @@ async fn probe_node(
         deadline: args.probe_timeout + std::time::Duration::from_secs(60),
         request_timeout: global.conn.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(args.probe_timeout),
-        // kubelet's own words about this pod: its UID, its volumes, their claims and PVs.
-        log_match: log_names(case),
+        ask: ProbeAsk {
+            // kubelet's own words about this pod: its UID, its volumes, their claims and PVs.
+            log_match: log_names(case),
+            pod_uid: case.pod.as_ref().and_then(|p| p.metadata.uid.clone()),
+            nfs_servers: if args.probe_nfs {
+                nfs_servers(case)
+            } else {
+                Vec::new()
+            },
+            kernel_log: true,
+            dmesg: args.probe_kernel_log,
+        },
+        syslog_capability: args.probe_kernel_log,
     };
+    let servers = nfs_servers(case);
+    if !args.probe_nfs && !servers.is_empty() {
+        case.note_unavailable(format!(
+            "nfs_servers on node {node}: whether NFS server {} answers from the node was not asked (--probe-nfs asks it: rpcinfo, showmount, TCP 2049)",
+            servers.join(", ")
+        ));
+    }
     eprintln!("{}", exec::announcement(&opts, std::slice::from_ref(&node)));
     match exec::run(
         &cluster.exec_client(),
@@ -193,14 +286,25 @@ async fn probe_node(
     )
     .await
     {
-        Ok(run) => match crate::parse::probe::parse(&String::from_utf8_lossy(&run.stdout)) {
-            Ok(facts) => {
+        Ok(run) => match crate::parse::probe::parse_from(
+            &String::from_utf8_lossy(&run.stdout),
+            &format!("node probe (pod on {node})"),
+        ) {
+            Ok(mut facts) => {
                 case.inputs.push(format!(
-                    "probe of node {node} through a pod ({:.1} s)",
-                    run.elapsed.as_secs_f64()
+                    "probe of node {node} through a pod ({:.1} s){}",
+                    run.elapsed.as_secs_f64(),
+                    if args.probe_kernel_log {
+                        ", with CAP_SYSLOG to read the kernel log (--probe-kernel-log)"
+                    } else {
+                        ", without CAP_SYSLOG (--probe-kernel-log adds it to read the kernel log)"
+                    }
                 ));
+                // What pasted files said about the node stays, under the probe's own facts.
+                if let Some(files) = case.node_facts.take() {
+                    crate::parse::transcripts::merge(&mut facts, files);
+                }
                 case.node_facts = Some(facts);
-                offline::add_node_logs(case, &node);
             }
             Err(e) => case.notes.push(format!(
                 "--probe-node: the probe output of {node} did not parse: {e}"
@@ -210,6 +314,33 @@ async fn probe_node(
             .notes
             .push(format!("--probe-node: could not probe node {node}: {e}")),
     }
+}
+
+/// The NFS servers of the pod's volumes: inline `nfs`, NFS PVs, and the CSI NFS driver's
+/// `server` attribute.
+fn nfs_servers(case: &Case) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(pod) = &case.pod {
+        for v in pod.spec.iter().flat_map(|s| s.volumes.iter().flatten()) {
+            out.extend(v.nfs.as_ref().map(|n| n.server.clone()));
+        }
+    }
+    for pv in &case.pvs {
+        let Some(spec) = pv.spec.as_ref() else {
+            continue;
+        };
+        out.extend(spec.nfs.as_ref().map(|n| n.server.clone()));
+        if let Some(csi) = spec.csi.as_ref().filter(|c| c.driver.contains("nfs")) {
+            out.extend(
+                csi.volume_attributes
+                    .as_ref()
+                    .and_then(|a| a.get("server").cloned()),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Why a node is not Ready (`Ready=Unknown: NodeStatusUnknown, Kubelet stopped posting node
@@ -345,6 +476,9 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     if let (true, Some(cluster)) = (args.probe_node, &cluster) {
         probe_node_guarded(&rt, cluster, &mut case, args, global);
     }
+    // The node's own log lines (the probe's, a pasted dmesg, a saved case's), once. What could
+    // not be read about the node is in its facts' `unavailable`, which the report says.
+    offline::add_node_logs(&mut case);
     if global.verbose > 0 {
         for i in &case.inputs {
             eprintln!("volmnt: read {i}");

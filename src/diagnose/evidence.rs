@@ -152,7 +152,9 @@ pub fn apply(case: &Case, accs: &mut Accs) {
         let Some(found) = test(&rule.fact, case, module.as_deref()) else {
             continue;
         };
-        let quote = format!("{}: {}", found.source, found.text);
+        // Node and plugin lines may carry what a mount was given (`password=...`): redacted
+        // before anything quotes them, as every message is.
+        let quote = crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
         if let Some(c) = &rule.settles {
             let a = accs.entry(c, 0.96);
             if a.confidence < 0.96 {

@@ -611,6 +611,51 @@ pub struct NodeFacts {
     /// the probe runs without CAP_SYSLOG`).
     #[serde(default)]
     pub unavailable: Vec<String>,
+    /// Helpers and tools looked for and NOT found, with where they were looked for and what was
+    /// said (`mount.nfs` -> `/sbin/mount.nfs: No such file or directory`). A name in neither
+    /// `helpers`/`tools` nor here was not looked for (see [`NodeFacts::helper_state`]).
+    #[serde(default)]
+    pub helpers_missing: std::collections::BTreeMap<String, String>,
+}
+
+impl NodeFacts {
+    /// Whether a helper or tool is on the node: `Some(true)` found, `Some(false)` looked for and
+    /// not found, `None` not known. The probe searches every program directory for every helper
+    /// it knows, so for probe facts a helper it knows that is absent from `helpers` and `tools`
+    /// is missing; a pasted transcript says only what it shows (`ls -l /sbin/mount.nfs`).
+    pub fn helper_state(&self, name: &str) -> Option<bool> {
+        if self.helpers.contains_key(name) || self.tools.contains_key(name) {
+            Some(true)
+        } else if self.helpers_missing.contains_key(name) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Record where a fact family was read; a second source of the same family is added to the
+    /// first (`file a.txt: dmesg; file b.txt: journalctl -k`). The caller redacts `source`.
+    pub fn add_provenance(&mut self, family: &str, source: &str) {
+        let source = source.to_string();
+        match self.provenance.get_mut(family) {
+            Some(old) if old.split("; ").any(|s| s == source) => {}
+            Some(old) => {
+                old.push_str("; ");
+                old.push_str(&source);
+            }
+            None => {
+                self.provenance.insert(family.to_string(), source);
+            }
+        }
+    }
+
+    /// Record a fact that could not be gathered, once.
+    pub fn add_unavailable(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        if !self.unavailable.contains(&what) {
+            self.unavailable.push(what);
+        }
+    }
 }
 
 /// The kubelet on a node, as its process, flags and config show it.
@@ -628,6 +673,19 @@ pub struct KubeletInfo {
     pub flags: Vec<String>,
     /// `--config` file, when given.
     pub config: Option<String>,
+    /// Where the root dir came from: `flag` (`--root-dir`, or a k3s/rke2 `kubelet-arg`), or
+    /// `default` (the flavour's documented default).
+    #[serde(default)]
+    pub root_dir_source: Option<String>,
+    /// A containerized kubelet's bind mounts as its runtime shows them (`docker inspect
+    /// kubelet`): `SOURCE -> DESTINATION (PROPAGATION)`. The kubelet sees only what is bound.
+    #[serde(default)]
+    pub container_binds: Vec<String>,
+    /// Storage-relevant settings of the `--config` file (KubeletConfiguration) when it was read:
+    /// `volumePluginDir`, `enableSystemLogQuery`, ... (KubeletConfiguration has no root dir: it
+    /// is a flag only).
+    #[serde(default)]
+    pub config_settings: std::collections::BTreeMap<String, String>,
 }
 
 /// One `blkid` line: `/dev/rbd0: UUID="..." BLOCK_SIZE="512" TYPE="xfs"`.
@@ -676,6 +734,10 @@ pub struct IscsiInfo {
     /// `iscsiadm -m session`: (portal, target IQN).
     pub sessions: Vec<(String, String)>,
     pub iscsid_running: Option<bool>,
+    /// Whether /etc/iscsi/initiatorname.iscsi exists (`Some(false)`: `cat` said "No such file or
+    /// directory"; without it iscsid cannot log in).
+    #[serde(default)]
+    pub initiator_file_present: Option<bool>,
 }
 
 /// One `df` row.

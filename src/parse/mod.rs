@@ -10,6 +10,7 @@ pub mod plugin_log;
 pub mod probe;
 pub mod rbd;
 pub mod tables;
+pub mod transcripts;
 pub mod words;
 
 /// Words that make a message a failure report even when no pattern names its cause, matched

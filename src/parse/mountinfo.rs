@@ -134,14 +134,21 @@ pub fn parse_any(text: &str) -> Vec<MountEntry> {
         .collect()
 }
 
-/// Propagation of a mount, from its optional fields (mountinfo only; `None` for `mount` output,
-/// which does not say).
+/// Propagation of a mount, from its optional fields (mountinfo), or from findmnt's PROPAGATION
+/// words (`shared`, `private`, `slave`, `unbindable`, kept in `optional`); `None` for `mount`
+/// output, which does not say.
 pub fn propagation(m: &MountEntry) -> Option<Propagation> {
-    m.id?;
-    let has = |p: &str| m.optional.iter().any(|f| f.starts_with(p));
-    Some(if has("shared:") {
+    if m.id.is_none() && m.optional.is_empty() {
+        return None;
+    }
+    let has = |p: &str| {
+        m.optional
+            .iter()
+            .any(|f| f == p || f.strip_prefix(p).is_some_and(|r| r.starts_with(':')))
+    };
+    Some(if has("shared") {
         Propagation::Shared
-    } else if has("master:") {
+    } else if has("master") || has("slave") {
         Propagation::Slave
     } else if has("unbindable") {
         Propagation::Unbindable

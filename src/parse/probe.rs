@@ -45,13 +45,35 @@
 //! | `skipped` | step, host path, why (a path on a network filesystem is never touched) |
 //! | `log_source` | `kubelet`/`kernel`, where its lines came from (a file, journalctl, dmesg) |
 //! | `error` | step, message (a step that failed or timed out) |
+//! | `helper_missing` | name, the directories searched (a helper or tool looked for, not found) |
+//! | `kubelet_containerized` | `yes`/`no` (the kubelet's cgroup names a container runtime) |
+//! | `dmesg_restrict` | `kernel.dmesg_restrict` (`0`/`1`) |
+//! | `cap_syslog` | `yes`/`no`: whether the probe itself has CAP_SYSLOG |
+//! | `unavailable` | fact family, why it could not be read |
+//! | `multipath_conf` | a multipath.conf file read into `[multipath-conf]` |
+//! | `multipath_map` | name, WWID, dm device, vendor, product, path devices... (from sysfs) |
+//! | `iscsi_initiatorname` | `absent`: /etc/iscsi/initiatorname.iscsi does not exist |
+//! | `packages_checked` | `dpkg`/`apk`/`rpm`, the package names looked for |
+//! | `nfs_checked_from` | `node` or `pod` (the probe pod's network) |
+//! | `nfs_server` | a server asked about (VOLMNT_NFS_SERVERS) |
+//! | `nfs_tcp` | server, port, `open`/`closed`/`timeout` |
+//!
+//! Evidence sections (added to version 1; each holds a real command's or file's format and is
+//! read by `parse::transcripts`): `[kubelet-cmdline]` (the kubelet's /proc/PID/cmdline, NULs as
+//! spaces), `[kubelet-args FILE]` (root-dir lines of MicroK8s' args file, k3s/rke2 config.yaml),
+//! `[kubelet-config FILE]` (top-level KubeletConfiguration settings), `[blkid-cache]`
+//! (/run/blkid/blkid.tab), `[blkid-udev]` (`blkid -o udev` layout from udev's database),
+//! `[multipath-conf]`, `[iscsi-initiatorname]`, `[iscsi-sessions]` (`iscsiadm -m session`
+//! layout, from sysfs), `[df]`/`[df-i]` (`df -P`/`df -Pi`), `[dpkg-status]` (dpkg's status
+//! stanzas), `[apk-installed]` (`name version`), `[rpm-q]` (`rpm -q`), `[rpcinfo SERVER]`,
+//! `[showmount SERVER]`.
 //!
 //! Unknown records and sections are ignored: a later probe may add some; the version changes
 //! only when the meaning of an existing line changes.
 
 use crate::error::ParseError;
 use crate::model::{ModuleState, NodeFacts, OsRelease};
-use crate::parse::mountinfo;
+use crate::parse::{mountinfo, transcripts};
 
 const WHAT: &str = "volmnt probe output";
 
@@ -135,6 +157,56 @@ fn os_release_value(v: &str) -> String {
     v.to_string()
 }
 
+/// Read probe output, saying in each fact family's provenance that it came from `via` (`node
+/// probe (pod on node-3)`, `node probe (ssh root@10.0.0.5)`).
+pub fn parse_from(text: &str, via: &str) -> Result<NodeFacts, ParseError> {
+    let mut f = parse(text)?;
+    let via = crate::redact::redact(via).into_owned();
+    let mut families: Vec<&str> = Vec::new();
+    let mut had = |yes: bool, fam: &'static str| {
+        if yes {
+            families.push(fam);
+        }
+    };
+    had(f.kernel.is_some(), "kernel");
+    had(f.os != OsRelease::default(), "os");
+    had(f.kubelet.is_some() || f.kubelet_root.is_some(), "kubelet");
+    had(
+        !f.modules.is_empty() || f.modules_loadable.is_some(),
+        "modules",
+    );
+    had(
+        !f.helpers.is_empty() || !f.tools.is_empty() || !f.helpers_missing.is_empty(),
+        "helpers",
+    );
+    had(!f.mounts.is_empty(), "mounts");
+    had(!f.filesystems.is_empty(), "filesystems");
+    had(f.selinux.is_some(), "selinux");
+    had(
+        f.rpc_statd_running.is_some() || f.rpcbind_running.is_some() || f.kubelet_running.is_some(),
+        "services",
+    );
+    had(
+        f.log_sources.iter().any(|s| s.starts_with("kernel")),
+        "kernel_log",
+    );
+    had(
+        f.log_sources.iter().any(|s| s.starts_with("kubelet")),
+        "kubelet_log",
+    );
+    had(!f.blkid.is_empty(), "blkid");
+    had(f.multipath.is_some(), "multipath");
+    had(f.iscsi.is_some(), "iscsi");
+    had(!f.df.is_empty(), "df");
+    had(!f.nfs_servers.is_empty(), "nfs_servers");
+    had(!f.packages.is_empty(), "packages");
+    had(f.dmesg_restrict.is_some(), "dmesg_restrict");
+    for fam in families {
+        f.add_provenance(fam, &via);
+    }
+    Ok(f)
+}
+
 /// Read probe output.
 pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
     let mut lines = text.lines();
@@ -175,6 +247,9 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
     let mut bodies: std::collections::BTreeMap<String, String> = Default::default();
     let mut live_host: Option<String> = None;
     let mut etc_host: Option<String> = None;
+    let mut containerized: Option<bool> = None;
+    let mut packages_checked: Vec<String> = Vec::new();
+    let mut nfs_from: Option<String> = None;
     for (i, raw) in lines.enumerate() {
         let line_no = i + 2;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -265,6 +340,12 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
                     Some("rpc.statd") => f.rpc_statd_running = running,
                     Some("rpcbind") => f.rpcbind_running = running,
                     Some("kubelet") => f.kubelet_running = running,
+                    Some("multipathd") => {
+                        f.multipath.get_or_insert_with(Default::default).running = running
+                    }
+                    Some("iscsid") => {
+                        f.iscsi.get_or_insert_with(Default::default).iscsid_running = running
+                    }
                     _ => {}
                 }
             }
@@ -296,6 +377,73 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
                 get(0).unwrap_or_default(),
                 get(1).unwrap_or_default()
             )),
+            "helper_missing" => {
+                if let Some(name) = get(0) {
+                    let dirs = get(1).unwrap_or_default();
+                    f.helpers_missing
+                        .insert(name, format!("not in {}", dirs.trim()));
+                }
+            }
+            "kubelet_containerized" => containerized = Some(get(0).as_deref() == Some("yes")),
+            "dmesg_restrict" => f.dmesg_restrict = get(0).map(|v| v != "0"),
+            "unavailable" => f.add_unavailable(format!(
+                "{}: {}",
+                get(0).unwrap_or_default(),
+                get(1).unwrap_or_default()
+            )),
+            "multipath_map" => {
+                if let Some(name) = get(0) {
+                    let mp = f.multipath.get_or_insert_with(Default::default);
+                    mp.maps.push(crate::model::MultipathMap {
+                        name,
+                        wwid: get(1),
+                        dm: get(2),
+                        vendor: get(3).map(|v| v.trim().to_string()),
+                        product: get(4).map(|v| v.trim().to_string()),
+                        paths: fields
+                            .iter()
+                            .skip(5)
+                            .filter(|p| !p.is_empty())
+                            .cloned()
+                            .collect(),
+                    });
+                }
+            }
+            "iscsi_initiatorname" if get(0).as_deref() == Some("absent") => {
+                f.iscsi
+                    .get_or_insert_with(Default::default)
+                    .initiator_file_present = Some(false);
+            }
+            "packages_checked" => {
+                packages_checked = fields
+                    .iter()
+                    .skip(1)
+                    .filter(|p| !p.is_empty())
+                    .cloned()
+                    .collect();
+            }
+            "nfs_checked_from" => nfs_from = get(0),
+            "nfs_server" => {
+                if let Some(s) = get(0) {
+                    if !f.nfs_servers.iter().any(|x| x.server == s) {
+                        f.nfs_servers.push(crate::model::NfsServerAnswer {
+                            server: s,
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
+            "nfs_tcp" => {
+                if let (Some(s), Some(state)) = (get(0), get(2)) {
+                    if let Some(x) = f.nfs_servers.iter_mut().find(|x| x.server == s) {
+                        let open = state == "open";
+                        x.reachable = Some(x.reachable.unwrap_or(false) || open);
+                        if !open && x.error.is_none() {
+                            x.error = Some(format!("TCP port 2049: {state}"));
+                        }
+                    }
+                }
+            }
             // Known records that carry nothing the facts keep, and records of later probes.
             _ => {}
         }
@@ -314,11 +462,28 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
     }
     for (section, into) in [("kubelet-log", 0), ("kernel-log", 1)] {
         if let Some(text) = bodies.get(section) {
-            let lines: Vec<String> = text
+            let mut lines: Vec<String> = text
                 .lines()
                 .filter(|l| !l.trim().is_empty())
                 .map(str::to_string)
                 .collect();
+            if into == 1 {
+                // dmesg's refusal (`dmesg: read kernel buffer failed: Operation not permitted`)
+                // is no kernel line: it says the ring buffer could not be read.
+                let before = lines.len();
+                lines.retain(|l| {
+                    !(l.contains("read kernel buffer failed")
+                        || l.starts_with("dmesg:")
+                        || l.contains("klogctl"))
+                });
+                if lines.len() < before {
+                    f.add_unavailable(
+                        "kernel_log: dmesg could not read the kernel ring buffer (kernel.dmesg_restrict=1 needs CAP_SYSLOG)",
+                    );
+                    f.log_sources.retain(|s| s != "kernel: dmesg");
+                }
+                lines.retain(|l| crate::parse::transcripts::is_storage_kernel_line(l));
+            }
             if into == 0 {
                 f.kubelet_log = lines;
             } else {
@@ -326,6 +491,13 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
             }
         }
     }
+    read_evidence_sections(
+        &mut f,
+        &bodies,
+        containerized,
+        &packages_checked,
+        nfs_from.as_deref(),
+    );
     if let Some(text) = bodies.get("mountinfo") {
         for (i, l) in text.lines().enumerate() {
             if l.trim().is_empty() {
@@ -348,6 +520,11 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
             f.kubelet_root_propagation = mountinfo::propagation(m);
             f.kubelet_root_mount = Some(m.mount_point.clone());
         }
+        // The probe's root dir is the whole reading (flag, args files, flavour dirs).
+        if let Some(k) = f.kubelet.as_mut() {
+            k.root_dir = Some(kr);
+            k.root_dir_source = f.kubelet_root_source.clone();
+        }
     }
     if !f.complete {
         f.errors.push(
@@ -357,6 +534,172 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
         );
     }
     Ok(f)
+}
+
+/// The evidence sections (format version 1 additions), each read by the parser of the command
+/// or file it holds, so the probe and a pasted transcript give the same facts.
+fn read_evidence_sections(
+    f: &mut NodeFacts,
+    bodies: &std::collections::BTreeMap<String, String>,
+    containerized: Option<bool>,
+    packages_checked: &[String],
+    nfs_from: Option<&str>,
+) {
+    let root = f.root.clone().unwrap_or_else(|| "/".into());
+    let prefix = root.trim_end_matches('/').to_string();
+    for (name, text) in bodies {
+        let (sec, arg) = match name.split_once(' ') {
+            Some((s, a)) => (s, Some(a)),
+            None => (name.as_str(), None),
+        };
+        match sec {
+            "kubelet-cmdline" => {
+                if let Some(k) = transcripts::parse_kubelet(text, Some("cat /proc/PID/cmdline")) {
+                    let mut tmp = NodeFacts {
+                        kubelet: f.kubelet.take(),
+                        ..NodeFacts::default()
+                    };
+                    transcripts::merge(
+                        &mut tmp,
+                        NodeFacts {
+                            kubelet: Some(k),
+                            ..NodeFacts::default()
+                        },
+                    );
+                    f.kubelet = tmp.kubelet;
+                }
+            }
+            "kubelet-args" => {
+                let cmd = format!("grep root-dir {}", arg.unwrap_or(""));
+                if let Some(k) = transcripts::parse_kubelet(text, Some(&cmd)) {
+                    let mut tmp = NodeFacts {
+                        kubelet: f.kubelet.take(),
+                        ..NodeFacts::default()
+                    };
+                    transcripts::merge(
+                        &mut tmp,
+                        NodeFacts {
+                            kubelet: Some(k),
+                            ..NodeFacts::default()
+                        },
+                    );
+                    f.kubelet = tmp.kubelet;
+                }
+            }
+            "kubelet-config" => {
+                let k = f.kubelet.get_or_insert_with(Default::default);
+                k.config
+                    .get_or_insert_with(|| arg.unwrap_or_default().to_string());
+                k.config_settings
+                    .extend(transcripts::kubelet_config_settings(text));
+            }
+            "blkid-cache" | "blkid-udev" => {
+                let entries = if sec == "blkid-cache" {
+                    transcripts::parse_blkid_cache(text)
+                } else {
+                    transcripts::parse_blkid(text)
+                };
+                for e in entries {
+                    match f.blkid.iter_mut().find(|x| x.device == e.device) {
+                        Some(x) => {
+                            // udev's reading is newer than blkid's cache.
+                            if sec == "blkid-udev" {
+                                x.fs_type = e.fs_type.or(x.fs_type.take());
+                                x.uuid = e.uuid.or(x.uuid.take());
+                                x.label = e.label.or(x.label.take());
+                            }
+                            x.other.extend(e.other);
+                        }
+                        None => f.blkid.push(e),
+                    }
+                }
+            }
+            "multipath-conf" => {
+                let (find, blacklist) = transcripts::parse_multipath_conf(text);
+                let mp = f.multipath.get_or_insert_with(Default::default);
+                if find.is_some() {
+                    mp.find_multipaths = find;
+                }
+                mp.blacklist.extend(blacklist);
+            }
+            "iscsi-initiatorname" => {
+                let i = f.iscsi.get_or_insert_with(Default::default);
+                if let Ok(name) = transcripts::parse_initiatorname(text) {
+                    i.initiator_file_present = Some(true);
+                    i.initiator_name = Some(name);
+                }
+            }
+            "iscsi-sessions" => {
+                let i = f.iscsi.get_or_insert_with(Default::default);
+                i.sessions
+                    .extend(transcripts::parse_iscsi_sessions(text).unwrap_or_default());
+            }
+            "df" | "df-i" => {
+                for mut d in transcripts::parse_df(text) {
+                    if !prefix.is_empty() {
+                        if let Some(r) = d.mounted_on.strip_prefix(&prefix) {
+                            d.mounted_on = if r.is_empty() {
+                                "/".into()
+                            } else {
+                                r.to_string()
+                            };
+                        }
+                    }
+                    f.df.push(d);
+                }
+            }
+            "dpkg-status" | "rpm-q" | "apk-installed" => {
+                let pk = match sec {
+                    "dpkg-status" => transcripts::parse_packages(text, "dpkg", &[]),
+                    "rpm-q" => transcripts::parse_packages(text, "rpm", packages_checked),
+                    _ => text
+                        .lines()
+                        .filter_map(|l| l.split_once(' '))
+                        .map(|(n, v)| (n.to_string(), Some(v.trim().to_string())))
+                        .collect(),
+                };
+                f.packages.extend(pk);
+                for p in packages_checked {
+                    f.packages.entry(p.clone()).or_insert(None);
+                }
+            }
+            "rpcinfo" | "showmount" => {
+                let server = arg.unwrap_or_default();
+                let a = if sec == "rpcinfo" {
+                    transcripts::parse_rpcinfo(text, server)
+                } else {
+                    let mut a = transcripts::parse_showmount(text, Some(server));
+                    a.server = server.to_string();
+                    a
+                };
+                match f.nfs_servers.iter_mut().find(|x| x.server == server) {
+                    Some(x) => {
+                        if let Some(r) = a.reachable {
+                            x.reachable = Some(x.reachable.unwrap_or(false) || r);
+                        }
+                        x.versions.extend(a.versions);
+                        x.exports.extend(a.exports);
+                        if a.error.is_some() {
+                            x.error = a.error;
+                        }
+                    }
+                    None => f.nfs_servers.push(a),
+                }
+            }
+            _ => {}
+        }
+    }
+    if let (Some(k), Some(c)) = (f.kubelet.as_mut(), containerized) {
+        k.containerized = Some(c);
+    }
+    if let Some(from) = nfs_from {
+        if from == "pod" && !f.nfs_servers.is_empty() {
+            f.add_provenance(
+                "nfs_servers",
+                "the probe pod's network on the node, not the node's own (no hostNetwork): a NetworkPolicy or the node's firewall may differ",
+            );
+        }
+    }
 }
 
 #[cfg(test)]

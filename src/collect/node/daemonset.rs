@@ -446,7 +446,8 @@ mod tests {
             deadline: Duration::from_secs(150),
             request_timeout: Duration::from_secs(5),
             step_timeout_secs: 5,
-            log_match: Vec::new(),
+            ask: Default::default(),
+            syslog_capability: false,
         }
     }
 

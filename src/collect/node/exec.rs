@@ -48,8 +48,13 @@ pub struct ExecOptions {
     pub request_timeout: Duration,
     /// `VOLMNT_STEP_TIMEOUT` for the probe: seconds each command in it may take.
     pub step_timeout_secs: u64,
-    /// Also read kubelet's and the kernel's log lines naming these (a pod's UID, its volumes).
-    pub log_match: Vec<String>,
+    /// What the probe is asked for beyond the node's standing facts (a pod's log lines, the
+    /// kernel log, df of its volumes, its NFS servers).
+    pub ask: super::ssh::ProbeAsk,
+    /// Add CAP_SYSLOG to the probe container (`doctor pod --probe-kernel-log`), so it can read
+    /// the kernel ring buffer under kernel.dmesg_restrict=1. Off by default: the opt-in is named
+    /// in the announcement and the report.
+    pub syslog_capability: bool,
 }
 
 /// The probe pods created and not yet confirmed deleted, shared by every node's task and the
@@ -130,6 +135,13 @@ pub fn pod_name(node: &str) -> String {
 /// allow `privileged` (`pod-security.kubernetes.io/enforce=privileged`), as for any node agent.
 pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
     let secs = o.deadline.as_secs().max(1);
+    // Every capability dropped; CAP_SYSLOG alone added back when the user opted in to the
+    // kernel log (it lets the probe read the ring buffer, nothing else: no writes, no mounts).
+    let capabilities = if o.syslog_capability {
+        json!({"drop": ["ALL"], "add": ["SYSLOG"]})
+    } else {
+        json!({"drop": ["ALL"]})
+    };
     let v = json!({
         "apiVersion": "v1",
         "kind": "Pod",
@@ -173,7 +185,7 @@ pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
                     "allowPrivilegeEscalation": false,
                     "readOnlyRootFilesystem": true,
                     "runAsUser": 0,
-                    "capabilities": {"drop": ["ALL"]},
+                    "capabilities": capabilities,
                 },
                 "resources": {
                     "requests": {"cpu": "10m", "memory": "16Mi"},
@@ -195,13 +207,18 @@ pub fn announcement(o: &ExecOptions, nodes: &[String]) -> String {
     };
     format!(
         "volmnt: creating {} probe pod{} in namespace {} (one per node: {list}): image {}, hostPID, \
-         the node's / mounted read-only at /host, not privileged, all capabilities dropped, \
+         the node's / mounted read-only at /host, not privileged, {}, \
          tolerating all taints; each is deleted when its node is done (activeDeadlineSeconds={} \
          ends it even if volmnt is killed; `volmnt node gc` removes leftovers)",
         nodes.len(),
         if nodes.len() == 1 { "" } else { "s" },
         o.namespace,
         o.image,
+        if o.syslog_capability {
+            "all capabilities dropped but CAP_SYSLOG (--probe-kernel-log: to read the kernel log)"
+        } else {
+            "all capabilities dropped"
+        },
         o.deadline.as_secs().max(1),
     )
 }
@@ -556,11 +573,8 @@ pub async fn exec_probe(
             .exec(name, ["sh", "-s"], &ap)
             .await
             .map_err(|e| api_error(&format!("exec in probe pod {ns}/{name}"), ns, e))?;
-        let script = super::ssh::wrap_script_with_logs(
-            RemoteRoot::PodMount,
-            o.step_timeout_secs,
-            &o.log_match,
-        );
+        let script =
+            super::ssh::wrap_script_with(RemoteRoot::PodMount, o.step_timeout_secs, &o.ask);
         let mut stdin = proc.stdin();
         let stdout = proc.stdout();
         let stderr = proc.stderr();
@@ -709,7 +723,8 @@ mod tests {
             deadline: Duration::from_secs(150),
             request_timeout: Duration::from_secs(5),
             step_timeout_secs: 5,
-            log_match: Vec::new(),
+            ask: Default::default(),
+            syslog_capability: false,
         }
     }
 

@@ -224,7 +224,8 @@ pub async fn check_all(
         deadline: a.timeout + Duration::from_secs(60),
         request_timeout: a.request_timeout,
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
-        log_match: Vec::new(),
+        ask: Default::default(),
+        syslog_capability: false,
     });
     if transport == Transport::Exec && a.via_daemonset {
         let client = cluster.expect("connected for --exec").exec_client();

@@ -50,6 +50,34 @@ pub fn wrap_script(root: RemoteRoot, step_timeout_secs: u64) -> String {
     wrap_script_with_logs(root, step_timeout_secs, &[])
 }
 
+/// What a probe is asked for beyond the node's standing facts (doctor's probe of one pod's
+/// node): kubelet's log lines naming the pod, the kernel's log, `df` of the pod's volumes, and
+/// whether its NFS servers answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProbeAsk {
+    /// Kubelet's log lines that contain one of these (a pod's UID, its volume and PV names).
+    pub log_match: Vec<String>,
+    /// The pod's UID: `df` of its (non-network) volume mounts.
+    pub pod_uid: Option<String>,
+    /// NFS servers (names or addresses) of the pod's volumes: do they answer from the node.
+    pub nfs_servers: Vec<String>,
+    /// The kernel's storage lines, even without `log_match`.
+    pub kernel_log: bool,
+    /// In a probe pod, read the kernel ring buffer too (the pod has CAP_SYSLOG then).
+    pub dmesg: bool,
+}
+
+/// A name that may reach the script: letters, digits, `.`, `_`, `-` (and `:` for an IPv6
+/// address), nothing a shell reads.
+fn plain(n: &str, colon: bool) -> bool {
+    n.len() >= 3
+        && n.len() <= 253
+        && !n.starts_with('-')
+        && n.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') || (colon && c == ':')
+        })
+}
+
 /// The script, also asked for kubelet's and the kernel's log lines that contain one of
 /// `log_match` (a pod's UID, its volume and PV names, a local PV's device path). Only plain
 /// names are passed (letters, digits, `.`, `_`, `-`, `/`): anything else is dropped, so nothing
@@ -59,9 +87,22 @@ pub fn wrap_script_with_logs(
     step_timeout_secs: u64,
     log_match: &[String],
 ) -> String {
+    wrap_script_with(
+        root,
+        step_timeout_secs,
+        &ProbeAsk {
+            log_match: log_match.to_vec(),
+            ..ProbeAsk::default()
+        },
+    )
+}
+
+/// The script with everything `ask` asks for. Only plain names reach it (see [`plain`]).
+pub fn wrap_script_with(root: RemoteRoot, step_timeout_secs: u64, ask: &ProbeAsk) -> String {
     let mut s = String::with_capacity(PROBE_SCRIPT.len() + 256);
     s.push_str("# volmnt node probe (read-only)\n");
-    let names: Vec<&str> = log_match
+    let names: Vec<&str> = ask
+        .log_match
         .iter()
         .map(String::as_str)
         .filter(|n| {
@@ -76,6 +117,28 @@ pub fn wrap_script_with_logs(
             "VOLMNT_LOG_MATCH='{}'\nexport VOLMNT_LOG_MATCH\n",
             names.join("\n")
         ));
+    }
+    if let Some(uid) = ask.pod_uid.as_deref().filter(|u| plain(u, false)) {
+        s.push_str(&format!("VOLMNT_POD_UID='{uid}'\nexport VOLMNT_POD_UID\n"));
+    }
+    let servers: Vec<&str> = ask
+        .nfs_servers
+        .iter()
+        .map(String::as_str)
+        .filter(|n| plain(n, true))
+        .take(4)
+        .collect();
+    if !servers.is_empty() {
+        s.push_str(&format!(
+            "VOLMNT_NFS_SERVERS='{}'\nexport VOLMNT_NFS_SERVERS\n",
+            servers.join("\n")
+        ));
+    }
+    if ask.kernel_log {
+        s.push_str("VOLMNT_KERNEL_LOG=1\nexport VOLMNT_KERNEL_LOG\n");
+    }
+    if ask.dmesg {
+        s.push_str("VOLMNT_DMESG=1\nexport VOLMNT_DMESG\n");
     }
     s.push_str(": \"${VOLMNT_ROOT:=");
     s.push_str(root.path());

@@ -1,0 +1,317 @@
+//! The node's facts from every source into the same `NodeFacts` (issue 18): the transcripts
+//! operators paste (the tune cases' own files, and this project's captures in fixtures/node),
+//! the probe through a pod (with and without `--probe-kernel-log`), and a saved case replayed.
+
+use std::path::{Path, PathBuf};
+
+use volmnt::collect::offline;
+use volmnt::model::{Case, ModuleState, NodeFacts};
+
+use crate::support::fake_api::{start_in_background, ExecNode, FakeCluster, FakeKubelet, Options};
+use crate::util::{cmd, run, run_cmd, TempDir};
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases")
+        .join(name)
+}
+
+/// What `doctor pod --from-file` makes of these files, before any diagnosis.
+fn read_files(files: &[PathBuf]) -> Case {
+    let mut case = Case::default();
+    for f in files {
+        let (sources, skipped) =
+            offline::read_inputs_lenient(&f.to_string_lossy(), 64 << 20, &mut std::io::empty())
+                .unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        for s in &sources {
+            let _ = offline::add_source(&mut case, s);
+        }
+    }
+    case
+}
+
+fn facts_of(case: &str, file: &str) -> NodeFacts {
+    read_files(&[case_dir(case).join(file)])
+        .node_facts
+        .unwrap_or_else(|| panic!("{case}/{file}: no node facts"))
+}
+
+/// Every node transcript the tune cases hold is read into the facts it states, and says where
+/// it came from (`file NAME: COMMAND`).
+#[test]
+fn the_tune_cases_node_transcripts_become_facts() {
+    let f = facts_of("ceph-csi-966", "uname.txt");
+    assert_eq!(f.kernel.as_deref(), Some("3.10.0-957.el7.x86_64"));
+    assert!(
+        f.provenance["kernel"].ends_with("uname.txt: uname -r"),
+        "{:?}",
+        f.provenance
+    );
+    let f = facts_of("ceph-csi-966", "dmesg.txt");
+    assert_eq!(f.kernel_log.len(), 4);
+    assert!(f.kernel_log[0]
+        .contains("XFS (rbd11): Superblock has unknown read-only compatible features"));
+    let f = facts_of("flatcar-1226", "os-release.txt");
+    assert_eq!(f.os.id.as_deref(), Some("flatcar"));
+    let f = facts_of("proxmox-csi-plugin-350", "os-release.txt");
+    assert_eq!(f.os.pretty_name.as_deref(), Some("Ubuntu 24.04.2 LTS"));
+    let f = facts_of("juicefs-csi-driver-1444", "os.txt");
+    assert_eq!(f.os.pretty_name.as_deref(), Some("Talos (v1.10.5)"));
+    let f = facts_of("rook-1677", "modprobe.txt");
+    assert_eq!(f.modules.get("rbd"), Some(&ModuleState::Missing));
+    assert_eq!(f.kernel.as_deref(), Some("3.10.107-pine64"));
+    let f = facts_of("rook-13739", "lsmod.txt");
+    assert_eq!(f.modules.get("rbd"), Some(&ModuleState::Loaded));
+    assert_eq!(f.modules.get("nbd"), Some(&ModuleState::Loaded));
+    let f = facts_of("openebs-1121", "modprobe.txt");
+    assert_eq!(f.modules.get("iscsi_tcp"), Some(&ModuleState::Missing));
+    assert_eq!(
+        f.modules.get("scsi_transport_iscsi"),
+        Some(&ModuleState::Loaded)
+    );
+    assert_eq!(f.modules_loadable, Some(false));
+    let f = facts_of("datashim-130", "kubelet-args.txt");
+    let k = f.kubelet.unwrap();
+    assert_eq!(k.flavour.as_deref(), Some("microk8s"));
+    assert_eq!(
+        f.kubelet_root.as_deref(),
+        Some("/var/snap/microk8s/common/var/lib/kubelet")
+    );
+    let f = facts_of(
+        "secrets-store-csi-driver-provider-azure-101",
+        "kubelet-args.txt",
+    );
+    let k = f.kubelet.unwrap();
+    assert_eq!(
+        (k.flavour.as_deref(), k.containerized),
+        (Some("rke"), Some(true))
+    );
+    assert_eq!(k.root_dir.as_deref(), Some("/opt/rke/var/lib/kubelet"));
+    let f = facts_of("democratic-csi-charts-1", "docker-inspect-kubelet.txt");
+    let k = f.kubelet.unwrap();
+    assert_eq!(k.containerized, Some(true));
+    assert!(k.container_binds.contains(
+        &"/var/lib/kubelet/volumeplugins -> /var/lib/kubelet/volumeplugins (shared)".to_string()
+    ));
+    let f = facts_of("kubevirt-8582", "kubelet-root-dir.txt");
+    assert_eq!(f.kubelet_root.as_deref(), Some("/data/kubelet/pods"));
+    let f = facts_of("kubernetes-33447", "ls-mount-nfs.txt");
+    assert_eq!(f.helper_state("mount.nfs"), Some(false));
+    let f = facts_of("glusterfs-kubernetes-4", "mount-glusterfs.txt");
+    assert_eq!(f.helper_state("mount.glusterfs"), Some(false));
+    let f = facts_of("aks-5772", "ls-helper.txt");
+    assert_eq!(f.helper_state("mount.aznfs"), Some(false));
+    let f = facts_of("kubernetes-volume-drivers-14", "which-jq.txt");
+    assert_eq!(f.helper_state("jq"), Some(false));
+    let f = facts_of("longhorn-2319", "initiatorname.txt");
+    assert_eq!(f.iscsi.unwrap().initiator_file_present, Some(false));
+    let f = facts_of("k3s-selinux-9", "rpm-selinux.txt");
+    assert_eq!(
+        f.packages
+            .get("libselinux-utils")
+            .cloned()
+            .flatten()
+            .as_deref(),
+        Some("2.9-2.1.el8")
+    );
+    let f = facts_of("k3s-selinux-9", "audit.log");
+    assert!(f.kernel_log[0].contains("avc:  denied"));
+    let f = facts_of("okd-30", "device-names.txt");
+    assert!(f.blkid.iter().any(|b| b.device == "/dev/vdb"));
+}
+
+/// The probe through a pod: without the opt-in the ring buffer is not read and the report says
+/// so; with `--probe-kernel-log` the pod gets CAP_SYSLOG (and only it), and both the
+/// announcement and the report name it. The node's facts go into `--save`, and the saved case
+/// replays to the same verdict.
+#[test]
+fn probe_kernel_log_opt_in_and_save_replays_the_node_facts() {
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hosts/centos-7-no-nfs");
+    let dir = TempDir::new("node-evidence-live");
+    for opt_in in [false, true] {
+        let opts = Options {
+            kubelet: Some(FakeKubelet::default().with("node1", ExecNode::new(&host))),
+            ..Options::new()
+        };
+        let (api, _thread) = start_in_background(
+            FakeCluster::fixture("nfs-client-missing").with_probe_namespace(),
+            opts,
+        );
+        let kc = api.write_kubeconfig(dir.path(), "ops-test");
+        let save = dir.path().join(format!("saved-{opt_in}"));
+        let mut args = vec![
+            "doctor",
+            "pod",
+            "node1-nfs-test-547c4d7678-j6kwv",
+            "-n",
+            "ops-test",
+            "--probe-node",
+            "--probe-timeout",
+            "30s",
+            "-o",
+            "json",
+        ];
+        if opt_in {
+            args.push("--probe-kernel-log");
+        }
+        let save_s = save.to_string_lossy().to_string();
+        args.extend(["--save", &save_s]);
+        let out = run_cmd(
+            cmd()
+                .args(&args)
+                .arg("--kubeconfig")
+                .arg(&kc)
+                .env_remove("KUBECONFIG"),
+            None,
+        );
+        out.assert_no_panic();
+        assert_eq!(out.code, 1, "{out:#?}");
+        let live = out.json();
+        let announced = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("creating 1 probe pod"))
+            .unwrap();
+        assert_eq!(announced.contains("CAP_SYSLOG"), opt_in, "{announced}");
+        let inputs = live["inputs"].to_string();
+        assert!(
+            inputs.contains(if opt_in {
+                "with CAP_SYSLOG"
+            } else {
+                "without CAP_SYSLOG"
+            }),
+            "{inputs}"
+        );
+        // What the probe could not read is said (the fake kubelet runs it on a file tree, so
+        // there is no live kernel log to read at all).
+        assert!(
+            live["unavailable"].to_string().contains("kernel_log:"),
+            "{}",
+            live["unavailable"]
+        );
+        // The pod asked for: every capability dropped, SYSLOG alone added back on request.
+        let pod = api
+            .requests()
+            .into_iter()
+            .find(|q| q.verb == "create" && q.resource == "pods")
+            .expect("the probe pod was created");
+        let body: serde_json::Value = serde_json::from_str(&pod.body).expect("a JSON pod");
+        let caps = body["spec"]["containers"][0]["securityContext"]["capabilities"].clone();
+        assert_eq!(caps["drop"], serde_json::json!(["ALL"]));
+        if opt_in {
+            assert_eq!(caps["add"], serde_json::json!(["SYSLOG"]));
+        } else {
+            assert!(caps.get("add").is_none(), "{caps}");
+        }
+        // Replayed, the saved case gives the same verdict and the same node facts.
+        let case_yaml = std::fs::read_to_string(save.join("case.yaml")).unwrap();
+        assert!(case_yaml.contains("nodeFacts:"), "{case_yaml}");
+        let replay = run(&[
+            "doctor",
+            "pod",
+            "node1-nfs-test-547c4d7678-j6kwv",
+            "-n",
+            "ops-test",
+            "--offline",
+            "-f",
+            &save_s,
+            "-o",
+            "json",
+        ]);
+        assert_eq!(replay.code, 1, "{replay:#?}");
+        let again = replay.json();
+        assert_eq!(again["verdict"], live["verdict"]);
+        assert_eq!(again["findings"][0]["cause"], live["findings"][0]["cause"]);
+        assert_eq!(
+            again["findings"][0]["confidence"],
+            live["findings"][0]["confidence"]
+        );
+    }
+}
+
+/// `--save` keeps NodeFacts exactly: what a probe and pasted transcripts gave comes back equal
+/// from the saved files.
+#[test]
+fn saved_node_facts_read_back_equal() {
+    let run = volmnt::collect::node::local::run(
+        Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hosts/ubuntu-22.04")),
+        std::time::Duration::from_secs(30),
+    )
+    .unwrap();
+    let mut facts = volmnt::parse::probe::parse_from(
+        &String::from_utf8_lossy(&run.stdout),
+        "node probe (local)",
+    )
+    .unwrap();
+    let pasted = read_files(&[
+        case_dir("ceph-csi-966").join("dmesg.txt"),
+        case_dir("rook-13739").join("lsmod.txt"),
+        case_dir("datashim-130").join("kubelet-args.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/node/blkid.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/node/multipath-ll-rhel6.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/node/df-h.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/node/rpcinfo-p-ltp.txt"),
+    ]);
+    volmnt::parse::transcripts::merge(&mut facts, pasted.node_facts.unwrap());
+    assert!(!facts.kernel_log.is_empty() && !facts.blkid.is_empty() && facts.multipath.is_some());
+    let case = Case {
+        pod_name: Some("web-0".into()),
+        namespace: Some("shop".into()),
+        node_facts: Some(facts.clone()),
+        ..Case::default()
+    };
+    let dir = TempDir::new("saved-node-facts");
+    volmnt::collect::save::write(dir.path(), &case).unwrap();
+    let back = read_files(&[dir.path().join("case.yaml")]);
+    assert_eq!(back.node_facts.as_ref(), Some(&facts));
+}
+
+/// In a probe pod (root not `/`, live /proc) the kernel ring buffer is read only when asked
+/// (`--probe-kernel-log` sets VOLMNT_DMESG=1); not asked, the facts say so before anything else
+/// is read. Asked, it is read (or said unreadable: no CAP_SYSLOG under dmesg_restrict=1).
+#[test]
+fn the_ring_buffer_is_read_in_a_pod_only_when_asked() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hosts/debian-12");
+    let probe = |dmesg: bool| {
+        let mut c = std::process::Command::new("sh");
+        c.arg("-s")
+            .env("VOLMNT_ROOT", &tree)
+            .env("VOLMNT_LIVE", "1")
+            .env("VOLMNT_KERNEL_LOG", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        if dmesg {
+            c.env("VOLMNT_DMESG", "1");
+        }
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(volmnt::collect::node::PROBE_SCRIPT.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        volmnt::parse::probe::parse(&String::from_utf8_lossy(&out.stdout)).unwrap()
+    };
+    let f = probe(false);
+    assert!(
+        f.unavailable
+            .iter()
+            .any(|u| u.starts_with("kernel_log: the kernel ring buffer (dmesg): not asked for")),
+        "{:?}",
+        f.unavailable
+    );
+    assert!(f.dmesg_restrict.is_some());
+    let f = probe(true);
+    let read = f.log_sources.iter().any(|s| s == "kernel: dmesg");
+    let refused = f.unavailable.iter().any(|u| {
+        u.contains("no CAP_SYSLOG") || u.contains("could not read the kernel ring buffer")
+    });
+    assert!(read || refused, "{:?} {:?}", f.log_sources, f.unavailable);
+    assert!(f
+        .kernel_log
+        .iter()
+        .all(|l| volmnt::parse::transcripts::is_storage_kernel_line(l)));
+}
