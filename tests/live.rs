@@ -662,7 +662,7 @@ fn probe_node_confirms_or_rules_out_the_missing_nfs_client() {
             assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stdout);
             assert!(nfs["confidence"].as_f64().unwrap() >= 0.97);
             assert!(
-                ev.contains("node probe: mount.nfs / mount.nfs4 not found on node1"),
+                ev.contains("node probe (pod on node1): mount.nfs / mount.nfs4 not found on node1"),
                 "{ev}"
             );
         } else {
@@ -1009,7 +1009,7 @@ fn probe_node_exec_goes_over_http1_beside_the_h2_connection() {
     ]);
     let r = out.json();
     assert_eq!(top(&r)["cause"], "nfs_client_missing", "{}", out.stderr);
-    assert!(evidence(top(&r)).contains("node probe: mount.nfs / mount.nfs4 not found on node1"));
+    assert!(evidence(top(&r)).contains("mount.nfs / mount.nfs4 not found on node1"));
     assert_eq!(live.api.h2_connections(), 1);
     assert!(live.api.connections() >= 2, "exec has its own connection");
 }

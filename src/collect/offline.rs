@@ -485,7 +485,7 @@ pub fn add_node_logs(case: &mut Case) {
     case.logs.extend(kept);
     for (i, line) in kernel.iter().enumerate() {
         case.messages.push(crate::model::RawMessage {
-            label: format!("kernel log of node {node}, line {}", i + 1),
+            label: format!("{} {node}, line {}", crate::model::KERNEL_LOG_LABEL, i + 1),
             text: line.clone(),
         });
     }

@@ -154,7 +154,8 @@ pub fn apply(case: &Case, accs: &mut Accs) {
         };
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
         // before anything quotes them, as every message is.
-        let quote = crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
+        let quote =
+            crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
         if let Some(c) = &rule.settles {
             let a = accs.entry(c, 0.96);
             if a.confidence < 0.96 {
@@ -236,7 +237,15 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
     let facts = case.node_facts.as_ref();
     match fact {
         FactDef::KernelLog(re) => {
-            let text = newest_match(re, facts?.kernel_log.iter().map(String::as_str))?;
+            let device = pod_device(case);
+            let text = newest_match(
+                re,
+                facts?
+                    .kernel_log
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|l| !names_other_device(l, device.as_deref())),
+            )?;
             Some(Found {
                 source: node_source(case, "kernel_log", "kernel log"),
                 text,
@@ -583,8 +592,32 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
     }
 }
 
-/// The block device the pod's failure names (`/dev/rbd0`), from the messages.
-fn pod_device(case: &Case) -> Option<String> {
+/// Whether a kernel log line is about a block device other than the pod's (`/dev/rbd0`): the
+/// kernel names devices without `/dev/` (`EXT4-fs (rbd1): ...`, `blk_update_request: I/O error,
+/// dev sdb, ...`, `XFS (dm-3): ...`). A line naming no device, or when the pod's device is not
+/// known, is not ruled out: a node's log is mostly about other things, but not provably so.
+pub(crate) fn names_other_device(line: &str, pod_device: Option<&str>) -> bool {
+    static KDEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"\b((?:sd|vd|xvd)[a-z]+|nvme[0-9]+n[0-9]+|(?:rbd|nbd|drbd|loop)[0-9]+|dm-[0-9]+)(?:p?[0-9]+)?\b")
+            .expect("static regex")
+    });
+    let Some(dev) = pod_device else {
+        return false;
+    };
+    let base = dev.rsplit('/').next().unwrap_or(dev);
+    let mut named = KDEV
+        .captures_iter(line)
+        .map(|c| c.get(1).map_or("", |m| m.as_str()))
+        .peekable();
+    if named.peek().is_none() {
+        return false;
+    }
+    !named.any(|d| base.starts_with(d))
+}
+
+/// The block device the pod's failure names (`/dev/rbd0`), from the messages (not from the
+/// node's kernel log, which names every device on the node).
+pub(crate) fn pod_device(case: &Case) -> Option<String> {
     static DEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
         Regex::new(r"(/dev/(?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop|longhorn/|mapper/)[A-Za-z0-9_./-]*[A-Za-z0-9])")
             .expect("static regex")
@@ -593,7 +626,12 @@ fn pod_device(case: &Case) -> Option<String> {
         .iter()
         .map(|e| e.message.as_str())
         .chain(case.logs.iter().map(|l| l.message.as_str()))
-        .chain(case.messages.iter().map(|m| m.text.as_str()))
+        .chain(
+            case.messages
+                .iter()
+                .filter(|m| !m.label.starts_with(crate::model::KERNEL_LOG_LABEL))
+                .map(|m| m.text.as_str()),
+        )
         .find_map(|t| DEV.captures(t).map(|c| c[1].to_string()))
 }
 
@@ -686,6 +724,39 @@ mod tests {
             .iter()
             .any(|x| x.cause == "block_fs_corrupt_or_unformatted"
                 && x.because.contains("duplicate UUID")));
+    }
+
+    #[test]
+    fn a_kernel_line_about_another_device_settles_nothing() {
+        // The node's log speaks of rbd7 and sdb; the pod's mount is on /dev/rbd1.
+        let facts = NodeFacts {
+            kernel_log: vec![
+                "[ 7.1] XFS (rbd7): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
+                "[ 9.0] blk_update_request: I/O error, dev sdb, sector 2048".into(),
+            ],
+            ..NodeFacts::default()
+        };
+        let case = Case {
+            events: vec![failed_mount(WRONG_FS)],
+            node_facts: Some(facts),
+            messages: vec![crate::model::RawMessage {
+                label: format!("{} node-3, line 1", crate::model::KERNEL_LOG_LABEL),
+                text: "[ 7.1] XFS (rbd7): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
+            }],
+            ..Case::default()
+        };
+        let r = diagnose(&case, &Options::default());
+        assert!(r.findings[0].settled_by.is_none(), "{:#?}", r.findings[0]);
+        assert_ne!(r.findings[0].cause, "xfs_duplicate_uuid");
+        assert!(names_other_device("XFS (rbd7): x", Some("/dev/rbd1")));
+        assert!(!names_other_device("XFS (rbd1): x", Some("/dev/rbd1")));
+        assert!(!names_other_device("EXT4-fs (sdb1): x", Some("/dev/sdb1")));
+        assert!(!names_other_device("EXT4-fs (sdb1): x", Some("/dev/sdb")));
+        assert!(!names_other_device(
+            "nfs: server 10.0.0.5 not responding",
+            Some("/dev/rbd1")
+        ));
+        assert!(!names_other_device("XFS (rbd7): x", None));
     }
 
     #[test]

@@ -406,7 +406,15 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
             }
         }
     }
+    // The node's kernel log names every device on the node: a line about another device than
+    // the pod's is not this pod's failure.
+    let device = evidence::pod_device(case);
     for m in &case.messages {
+        if m.label.starts_with(crate::model::KERNEL_LOG_LABEL)
+            && evidence::names_other_device(&m.text, device.as_deref())
+        {
+            continue;
+        }
         push(
             Msg {
                 label: m.label.clone(),

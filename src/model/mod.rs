@@ -102,6 +102,10 @@ pub struct LogLine {
     pub message: String,
 }
 
+/// How the node's kernel log lines are labelled among a case's [`RawMessage`]s
+/// (`kernel log of node worker-1, line 3`).
+pub const KERNEL_LOG_LABEL: &str = "kernel log of node";
+
 /// A free-standing message: argument of `volmnt explain`, or text that matched no known format.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawMessage {

@@ -56,23 +56,31 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
         if names.is_empty() {
             continue;
         }
+        // Where the helpers were read: the probe looks for every one; a pasted transcript
+        // says only what it shows, so a helper it does not mention is not known missing.
+        let src = facts
+            .provenance
+            .get("helpers")
+            .cloned()
+            .unwrap_or_else(|| "node probe".into());
         match found(facts, names) {
             Some((name, path)) => {
-                a.rule_out(format!(
-                    "{name} is installed on {node} ({path}, node probe)"
-                ));
+                a.rule_out(format!("{name} is installed on {node} ({path}, {src})"));
             }
-            None => {
+            // Missing when a source said so (the probe's `helper_missing`, a transcript's
+            // `No such file or directory`), or when probe output from before `helper_missing`
+            // existed lists helpers without this one (that probe also searched for all).
+            None if names.iter().any(|n| facts.helper_state(n) == Some(false))
+                || (src.starts_with("node probe") && facts.helpers_missing.is_empty()) =>
+            {
                 a.origins.insert("node probe");
                 a.confidence = a.confidence.max(0.97);
                 a.fact_from(
-                    "node probe",
-                    format!(
-                        "node probe: {} not found on {node} ({os})",
-                        names.join(" / ")
-                    ),
+                    &src,
+                    format!("{src}: {} not found on {node} ({os})", names.join(" / ")),
                 );
             }
+            None => {}
         }
     }
     if let Some(a) = accs.get("nfs_statd_missing") {
@@ -129,6 +137,23 @@ mod tests {
     fn a_missing_helper_is_confirmed_and_a_present_one_rules_the_cause_out() {
         let mut facts = NodeFacts::default();
         facts.os.pretty_name = Some("CentOS Linux 7 (Core)".into());
+        // A transcript that never mentions the helper decides nothing.
+        facts.add_provenance("helpers", "file node.txt: ls -l /sbin");
+        let case = Case {
+            node_facts: Some(facts.clone()),
+            ..Case::default()
+        };
+        let mut accs = accs_with("nfs_client_missing");
+        apply(&case, &Hints::default(), &mut accs);
+        let a = accs.get("nfs_client_missing").unwrap();
+        assert!(a.confidence < 0.97 && a.ruled_out.is_none() && a.evidence.is_empty());
+
+        // The probe searched and said so.
+        facts.provenance.clear();
+        facts.add_provenance("helpers", "node probe (ssh)");
+        facts
+            .helpers_missing
+            .insert("mount.nfs".into(), "not in /sbin /usr/sbin".into());
         let case = Case {
             node_facts: Some(facts.clone()),
             ..Case::default()
@@ -141,7 +166,9 @@ mod tests {
             .text
             .contains("mount.nfs / mount.nfs4 not found"));
         assert!(a.evidence[0].text.contains("CentOS Linux 7"));
+        assert!(a.evidence[0].text.starts_with("node probe (ssh):"));
 
+        facts.helpers_missing.clear();
         facts
             .helpers
             .insert("mount.nfs".into(), "/usr/sbin/mount.nfs".into());
