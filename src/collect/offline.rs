@@ -416,6 +416,22 @@ static VOLUME_WORDS: LazyLock<WordSet> = LazyLock::new(|| {
         "hostpath",
         "configmap",
         "secret",
+        // The volume plugins' and filesystems' own names: their log lines often say neither
+        // "volume" nor "mount" (`glusterfs: failed to get endpoints ...`, `fsck found errors`).
+        "gluster",
+        "ceph",
+        "cifs",
+        "smb",
+        "fuse",
+        "pvc",
+        "persistentvolume",
+        "fsck",
+        "mkfs",
+        "xfs",
+        "ext4",
+        "multipath",
+        "flexvolume",
+        "lun",
     ])
 });
 
@@ -818,14 +834,14 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     if describe::looks_like_pvc_describe(text) {
         let (pvc, evs) = describe::parse_pvc(text).map_err(ctx)?;
         let name = pvc.metadata.name.clone().unwrap_or_default();
-        case.pvcs.push(pvc);
+        case.add_pvc(pvc);
         case.events.extend(evs);
         return Ok(Some(format!("kubectl describe pvc {name}")));
     }
     if describe::looks_like_pv_describe(text) {
         let pv = describe::parse_pv(text).map_err(ctx)?;
         let name = pv.metadata.name.clone().unwrap_or_default();
-        case.pvs.push(pv);
+        case.add_pv(pv);
         return Ok(Some(format!("kubectl describe pv {name}")));
     }
     if events::looks_like_event_table(text) {
@@ -868,6 +884,15 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
             }
         }
     }
+    if ["jsonpath", "go-template", "custom-columns"]
+        .iter()
+        .any(|o| cmd.contains(o))
+    {
+        return Err(Error::input(
+            label,
+            format!("`{cmd}` prints chosen fields without saying what they are; save the objects with `kubectl get ... -o yaml` instead"),
+        ));
+    }
     if looks_structured(trimmed) {
         return Err(Error::input(
             label,
@@ -903,8 +928,16 @@ fn looks_structured(t: &str) -> bool {
         return true;
     }
     match serde_yaml::from_str::<serde_yaml::Value>(t) {
+        // Keys of real YAML are words (`kind`, `spec`, `node-name`); prose read as YAML has
+        // keys with spaces or tabs in them (`11:53:59 AM<TAB>pod<TAB>FailedMount<TAB>...
+        // skipping`, from a web console's event list).
         Ok(serde_yaml::Value::Mapping(m)) => {
-            m.len() >= 2 || m.values().any(|v| v.is_mapping() || v.is_sequence())
+            let wordy = m.keys().any(|k| {
+                k.as_str()
+                    .is_some_and(|k| !k.is_empty() && !k.contains(char::is_whitespace))
+                    || k.is_number()
+            });
+            wordy && (m.len() >= 2 || m.values().any(|v| v.is_mapping() || v.is_sequence()))
         }
         Ok(serde_yaml::Value::Sequence(s)) => s.iter().any(|v| v.is_mapping()),
         _ => false,
@@ -971,11 +1004,11 @@ fn add_objects(case: &mut Case, objs: Vec<KubeObject>) -> String {
             }
             KubeObject::PersistentVolumeClaim(p) => {
                 count("PersistentVolumeClaim");
-                case.pvcs.push(*p);
+                case.add_pvc(*p);
             }
             KubeObject::PersistentVolume(p) => {
                 count("PersistentVolume");
-                case.pvs.push(*p);
+                case.add_pv(*p);
             }
             KubeObject::StorageClass(s) => {
                 count("StorageClass");

@@ -164,7 +164,13 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
         || case
             .node_facts
             .as_ref()
-            .is_some_and(|f| !f.kernel_log.is_empty() || !f.kubelet_log.is_empty());
+            .is_some_and(|f| !f.kernel_log.is_empty() || !f.kubelet_log.is_empty())
+        // A node plugin's log with an error in it (`kubectl logs` of the plugin is often all a
+        // ticket has): its errors are classified like any message.
+        || case.plugin_logs.iter().any(|l| {
+            matches!(l.line.severity, Some('E' | 'F'))
+                || crate::diagnose::looks_like_failure(&l.line.message)
+        });
     let has_state = !case.rbd.is_empty() || !case.pvcs.is_empty() || !case.missing.is_empty();
     // The node's status says which volumes its kubelet waits for (status.volumesInUse): an
     // attach that nothing makes leaves no event at all (an in-tree iSCSI volume without the

@@ -75,7 +75,8 @@ pub struct EvidenceRule {
     #[serde(with = "serde_yaml::with::singleton_map")]
     pub fact: FactDef,
     /// The causes this fact bears on (the candidates of one message family): the rule applies
-    /// only when one of them is a finding.
+    /// only when one of them is a finding. `unknown` stands for a failure no message explained:
+    /// the rule's `supports` is then offered as the suspect (created at `to`).
     #[serde(rename = "for")]
     pub for_causes: Vec<String>,
     /// This cause is the one: raised to at least 0.96 and marked as settled by the fact; the
@@ -144,8 +145,15 @@ pub fn apply_rule(case: &Case, _hints: &super::context::Hints, accs: &mut Accs) 
 /// Apply every evidence rule to the findings under construction.
 pub fn apply(case: &Case, accs: &mut Accs) {
     let cat = catalogue();
+    // `for: [unknown]`: the rule also bears on a failure no message explained (no finding
+    // at 0.5 or more that is not ruled out); its `supports` then names the suspect.
+    let unexplained = !accs
+        .list
+        .iter()
+        .any(|a| a.ruled_out.is_none() && a.confidence >= 0.5);
     for rule in &cat.evidence {
-        if !rule.for_causes.iter().any(|c| accs.has(c)) {
+        let for_unknown = unexplained && rule.for_causes.iter().any(|c| c == "unknown");
+        if !for_unknown && !rule.for_causes.iter().any(|c| accs.has(c)) {
             continue;
         }
         let module = module_of(accs);
@@ -176,8 +184,13 @@ pub fn apply(case: &Case, accs: &mut Accs) {
             }
         }
         if let Some(c) = &rule.supports {
-            if let Some(a) = accs.get(c) {
-                let to = rule.to.unwrap_or(0.85);
+            let to = rule.to.unwrap_or(0.85);
+            let a = if for_unknown {
+                Some(accs.entry(c, to))
+            } else {
+                accs.get(c)
+            };
+            if let Some(a) = a {
                 if a.ruled_out.is_none() && a.confidence < to {
                     a.confidence = to;
                 }
@@ -283,6 +296,7 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
                     k.root_dir.clone()?,
                     k.flavour
                         .as_deref()
+                        .filter(|fl| !fl.is_empty() && *fl != "unknown")
                         .map(|fl| format!("the {fl} kubelet"))
                         .unwrap_or_else(|| "the kubelet's flags".into()),
                 ),

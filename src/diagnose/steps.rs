@@ -54,6 +54,10 @@ static TOOL_MISSING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// mount(8)'s ENODEV: `unknown filesystem type 'aznfs'`.
+static UNKNOWN_FS_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"unknown filesystem type '([A-Za-z0-9._-]+)'").expect("static regex")
+});
 /// `dial tcp 10.0.0.9:3260: i/o timeout`, `connect to 10.0.0.9:6789 failed`: what to test.
 static ENDPOINT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:dial tcp|connect to|connecting to|portal:?)\s+\[?([0-9A-Za-z][0-9A-Za-z.:-]*?[0-9A-Za-z])\]?:(\d{2,5})\b")
@@ -348,6 +352,13 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         .filter(|d| !d.programs.is_empty())
     {
         v.insert("programs", progs.programs.join(" "));
+    }
+    // `unknown filesystem type 'aznfs'`: mount(8) would have run /sbin/mount.aznfs (util-linux
+    // libmount), so that is the program to look for when no client of ours names it.
+    if !v.contains_key("programs") {
+        if let Some(c) = UNKNOWN_FS_TYPE.captures(&text) {
+            v.insert("programs", format!("mount.{}", &c[1]));
+        }
     }
     if let Some(m) = KERNEL_MODULE
         .captures(&text)

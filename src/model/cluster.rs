@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{
-    Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolumeSpec, Pod, PodSpec,
-    Taint, Toleration, Volume,
+    Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume,
+    PersistentVolumeClaim, PersistentVolumeSpec, Pod, PodSpec, Taint, Toleration, Volume,
 };
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,45 @@ impl Case {
     pub fn note_unavailable(&mut self, what: String) {
         if !self.unavailable.contains(&what) {
             self.unavailable.push(what);
+        }
+    }
+
+    /// Add a claim: a whole one (describe, `-o yaml`) takes the place of one rebuilt from a
+    /// `kubectl get pvc` table, which is left out when the whole one is there.
+    pub fn add_pvc(&mut self, pvc: PersistentVolumeClaim) {
+        let same = |x: &PersistentVolumeClaim| {
+            x.metadata.name == pvc.metadata.name
+                && (x.metadata.namespace.is_none()
+                    || pvc.metadata.namespace.is_none()
+                    || x.metadata.namespace == pvc.metadata.namespace)
+        };
+        let from_table = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+            m.annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(TABLE_SOURCE))
+        };
+        match self.pvcs.iter_mut().find(|x| same(x)) {
+            Some(old) if from_table(&old.metadata) && !from_table(&pvc.metadata) => *old = pvc,
+            Some(_) if from_table(&pvc.metadata) => {}
+            _ => self.pvcs.push(pvc),
+        }
+    }
+
+    /// Add a volume, as [`Case::add_pvc`] adds a claim.
+    pub fn add_pv(&mut self, pv: PersistentVolume) {
+        let from_table = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+            m.annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(TABLE_SOURCE))
+        };
+        match self
+            .pvs
+            .iter_mut()
+            .find(|x| x.metadata.name == pv.metadata.name)
+        {
+            Some(old) if from_table(&old.metadata) && !from_table(&pv.metadata) => *old = pv,
+            Some(_) if from_table(&pv.metadata) => {}
+            _ => self.pvs.push(pv),
         }
     }
 

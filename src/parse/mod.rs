@@ -37,6 +37,19 @@ pub static FAILURE_WORDS: std::sync::LazyLock<words::WordSet> = std::sync::LazyL
         "not permitted",
         "can't",
         "couldn't",
+        // mount(8), the scheduler and the NFS client say it without the words above
+        // (`mount: unknown filesystem type 'aznfs'`, `1 node(s) had volume node affinity
+        // conflict`, `pod has unbound immediate PersistentVolumeClaims`, `nfs: server x not
+        // responding`, `wrong fs type, bad option, bad superblock`).
+        "unknown filesystem",
+        "affinity conflict",
+        "unbound",
+        "didn't find",
+        "not responding",
+        "unsupported",
+        "not supported",
+        "bad superblock",
+        "not running",
     ])
 });
 

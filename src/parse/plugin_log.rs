@@ -121,6 +121,36 @@ const FRAME: &[&str] = &[
     "logger",
 ];
 
+/// Whether a text with no prompt is a structured log (zap, logrus, klog's JSON): its first
+/// non-empty line is a JSON object with a message and a level or a time. A Kubernetes object
+/// saved as JSON has neither, so it is not taken for one.
+pub fn looks_like_json_log(text: &str) -> bool {
+    let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    if !first.starts_with('{') || !first.ends_with('}') {
+        return false;
+    }
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) else {
+        return false;
+    };
+    !o.contains_key("apiVersion")
+        && ["msg", "message"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(Value::is_string))
+        && [
+            "level",
+            "lvl",
+            "severity",
+            "ts",
+            "time",
+            "timestamp",
+            "@timestamp",
+        ]
+        .iter()
+        .any(|k| o.contains_key(*k))
+}
+
 fn json_entry(t: &str, line_no: usize) -> Option<LogLine> {
     let v: Value = serde_json::from_str(t).ok()?;
     let obj = v.as_object()?;

@@ -1,22 +1,23 @@
 //! What an operator pastes about the cluster around a pod, besides objects: `kubectl get`
-//! tables of DaemonSets, pods, Deployments, ReplicaSets, StatefulSets, VolumeAttachments and
-//! CSINodes (also the blocks of `kubectl get all`, and `No resources found`), and `kubectl logs`
+//! tables of DaemonSets, pods, Deployments, ReplicaSets, StatefulSets, VolumeAttachments,
+//! CSINodes, PersistentVolumeClaims and PersistentVolumes (also the blocks of `kubectl get all`, and `No resources found`), and `kubectl logs`
 //! of a node plugin. Each becomes the same types the live API fills: a table row is rebuilt
 //! into the object's fields the table prints, nothing more.
 //!
 //! Column layouts are those of kubernetes pkg/printers/internalversion/printers.go (the
 //! `*ColumnDefinitions` of pods, daemonSets, deployments, replicaSets, statefulSets,
-//! volumeAttachments, csiNodes; `-o wide` adds the Priority 1 columns; `-A` puts NAMESPACE
+//! volumeAttachments, csiNodes, persistentVolumeClaims, persistentVolumes; `-o wide` adds the Priority 1 columns; `-A` puts NAMESPACE
 //! first), printed through kubectl's tabwriter (cells padded with at least 3 spaces, so a
 //! single space stays inside a cell: `NODE SELECTOR`, `2 (31s ago)`). Before 1.11, kubectl
 //! printed Deployments as `NAME DESIRED CURRENT UP-TO-DATE AVAILABLE AGE` and DaemonSets with
-//! `NODE-SELECTOR`; both are read. The tests use tables a kubectl v1.32 printed from a
+//! `NODE-SELECTOR`; both are read, as are the PV and PVC tables of OpenShift 3.x's `oc`
+//! (`NAME LABELS CAPACITY ACCESSMODES STATUS CLAIM REASON AGE`). The tests use tables a kubectl v1.32 printed from a
 //! kube-apiserver v1.36.2 (fixtures/tables/).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
 use k8s_openapi::api::storage::v1::{CSINode, VolumeAttachment};
 use serde_json::{json, Value};
 
@@ -46,6 +47,8 @@ const TWO_WORDS: &[(&str, &str)] = &[
     ("NODE", "SELECTOR"),
     ("NOMINATED", "NODE"),
     ("READINESS", "GATES"),
+    ("ACCESS", "MODES"),
+    ("RECLAIM", "POLICY"),
 ];
 
 /// The cells of a header line with where each starts (in chars): split at runs of two or more
@@ -116,10 +119,16 @@ fn is_header(cells: &[(usize, String)]) -> bool {
 /// a `(31s ago)` kept with the restart count before it.
 fn row_cells(line: &str, header: &[(usize, String)]) -> Option<Vec<String>> {
     let chars: Vec<char> = line.chars().collect();
-    let aligned =
-        header.iter().skip(1).all(|(start, _)| {
-            *start < chars.len() && chars[*start - 1] == ' ' && chars[*start] != ' '
-        }) && chars.first().is_some_and(|c| *c != ' ');
+    // A cell may be empty (a PV's REASON): its column's start then falls in the padding. A
+    // column's start inside a word means the row is not aligned with the header.
+    let aligned = header
+        .iter()
+        .skip(1)
+        .all(|(start, _)| *start < chars.len() && chars[*start - 1] == ' ')
+        && header
+            .last()
+            .is_some_and(|(start, _)| chars[*start..].iter().any(|c| *c != ' '))
+        && chars.first().is_some_and(|c| *c != ' ');
     if aligned {
         let mut cells = Vec::with_capacity(header.len());
         for (k, (start, _)) in header.iter().enumerate() {
@@ -204,6 +213,8 @@ pub enum TableKind {
     StatefulSets,
     VolumeAttachments,
     CsiNodes,
+    Pvcs,
+    Pvs,
 }
 
 fn kind_of(t: &Table, command: &str) -> Option<TableKind> {
@@ -271,7 +282,101 @@ fn kind_of(t: &Table, command: &str) -> Option<TableKind> {
     if h == ["NAME", "DRIVERS", "AGE"] {
         return Some(TableKind::CsiNodes);
     }
+    let has = |c: &str| h.contains(&c);
+    let modes = has("ACCESS MODES") || has("ACCESSMODES");
+    if modes && has("STATUS") && has("CLAIM") && has("CAPACITY") {
+        return Some(TableKind::Pvs);
+    }
+    if modes && has("STATUS") && has("VOLUME") && has("CAPACITY") {
+        return Some(TableKind::Pvcs);
+    }
     None
+}
+
+/// `RWO,ROX` (printers.go's modesToString) → the access modes' API names.
+fn access_modes(s: Option<&str>) -> Vec<&'static str> {
+    s.unwrap_or("")
+        .split(',')
+        .filter_map(|m| match m.trim() {
+            "RWO" => Some("ReadWriteOnce"),
+            "ROX" => Some("ReadOnlyMany"),
+            "RWX" => Some("ReadWriteMany"),
+            "RWOP" => Some("ReadWriteOncePod"),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A PVC row (printPersistentVolumeClaim): STATUS into the phase, VOLUME, CAPACITY (only once
+/// bound, as status.capacity), ACCESS MODES, STORAGECLASS, and VOLUMEMODE with `-o wide`.
+fn pvc_of(t: &Table, r: &[String], ns: &Option<String>) -> Option<PersistentVolumeClaim> {
+    let mut v = json!({
+        "metadata": {"name": bare_name(t.cell(r, "NAME")?), "annotations": annotations("kubectl get pvc", &[])},
+        "spec": {},
+        "status": {},
+    });
+    if let Some(ns) = t.cell(r, "NAMESPACE").map(str::to_string).or(ns.clone()) {
+        v["metadata"]["namespace"] = json!(ns);
+    }
+    if let Some(p) = t.cell(r, "STATUS") {
+        v["status"]["phase"] = json!(p);
+    }
+    if let Some(vol) = t.cell(r, "VOLUME") {
+        v["spec"]["volumeName"] = json!(vol);
+    }
+    let modes = access_modes(t.cell(r, "ACCESS MODES").or(t.cell(r, "ACCESSMODES")));
+    if !modes.is_empty() {
+        v["spec"]["accessModes"] = json!(modes);
+        v["status"]["accessModes"] = json!(modes);
+    }
+    if let Some(c) = t.cell(r, "CAPACITY") {
+        v["status"]["capacity"] = json!({"storage": c});
+    }
+    if let Some(sc) = t.cell(r, "STORAGECLASS") {
+        v["spec"]["storageClassName"] = json!(sc);
+    }
+    if let Some(m) = t.cell(r, "VOLUMEMODE") {
+        v["spec"]["volumeMode"] = json!(m);
+    }
+    serde_json::from_value(v).ok()
+}
+
+/// A PV row (printPersistentVolume): CAPACITY, ACCESS MODES, RECLAIM POLICY, STATUS, CLAIM
+/// (`namespace/name`), STORAGECLASS, REASON, VOLUMEMODE with `-o wide`. The table does not say
+/// what the volume is (NFS, CSI, ...): the rebuilt PV has no source.
+fn pv_of(t: &Table, r: &[String]) -> Option<PersistentVolume> {
+    let mut v = json!({
+        "metadata": {"name": bare_name(t.cell(r, "NAME")?), "annotations": annotations("kubectl get pv", &[])},
+        "spec": {},
+        "status": {},
+    });
+    if let Some(c) = t.cell(r, "CAPACITY") {
+        v["spec"]["capacity"] = json!({"storage": c});
+    }
+    let modes = access_modes(t.cell(r, "ACCESS MODES").or(t.cell(r, "ACCESSMODES")));
+    if !modes.is_empty() {
+        v["spec"]["accessModes"] = json!(modes);
+    }
+    if let Some(p) = t.cell(r, "RECLAIM POLICY") {
+        v["spec"]["persistentVolumeReclaimPolicy"] = json!(p);
+    }
+    if let Some(p) = t.cell(r, "STATUS") {
+        v["status"]["phase"] = json!(p);
+    }
+    if let Some(reason) = t.cell(r, "REASON") {
+        v["status"]["reason"] = json!(reason);
+    }
+    if let Some((ns, name)) = t.cell(r, "CLAIM").and_then(|c| c.split_once('/')) {
+        v["spec"]["claimRef"] =
+            json!({"kind": "PersistentVolumeClaim", "namespace": ns, "name": name});
+    }
+    if let Some(sc) = t.cell(r, "STORAGECLASS") {
+        v["spec"]["storageClassName"] = json!(sc);
+    }
+    if let Some(m) = t.cell(r, "VOLUMEMODE") {
+        v["spec"]["volumeMode"] = json!(m);
+    }
+    serde_json::from_value(v).ok()
 }
 
 /// `-n NS` / `--namespace=NS` of a command.
@@ -323,6 +428,8 @@ pub struct Pasted {
     pub workloads: Vec<Workload>,
     pub volume_attachments: Vec<VolumeAttachment>,
     pub csi_nodes: Vec<CSINode>,
+    pub pvcs: Vec<PersistentVolumeClaim>,
+    pub pvs: Vec<PersistentVolume>,
     pub plugin_logs: Vec<PluginLogLine>,
     pub empty_listings: Vec<String>,
     pub notes: Vec<String>,
@@ -342,7 +449,9 @@ fn is_logs_command(command: &str) -> bool {
 /// none of these (the caller tries its other formats).
 pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
     let trimmed = text.trim();
-    if is_logs_command(command) {
+    if is_logs_command(command)
+        || (command.is_empty() && crate::parse::plugin_log::looks_like_json_log(text))
+    {
         let mut lines = crate::parse::plugin_log::parse(text, 1);
         let mut p = Pasted::default();
         if lines.len() > MAX_PLUGIN_LINES {
@@ -352,9 +461,12 @@ pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
             ));
             lines.drain(..lines.len() - MAX_PLUGIN_LINES);
         }
-        let source = format!("{label}: {command}");
-        p.what
-            .push(format!("`{command}` ({} log line(s))", lines.len()));
+        let (source, what) = if command.is_empty() {
+            (label.to_string(), "a structured (JSON) log".to_string())
+        } else {
+            (format!("{label}: {command}"), format!("`{command}`"))
+        };
+        p.what.push(format!("{what} ({} log line(s))", lines.len()));
         p.plugin_logs = lines
             .into_iter()
             .map(|mut line| {
@@ -427,6 +539,15 @@ pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
                     .extend(t.rows.iter().filter_map(|r| attachment_of(t, r)));
                 p.what
                     .push(format!("kubectl get volumeattachments table ({n})"));
+            }
+            TableKind::Pvcs => {
+                p.pvcs
+                    .extend(t.rows.iter().filter_map(|r| pvc_of(t, r, &ns)));
+                p.what.push(format!("kubectl get pvc table ({n})"));
+            }
+            TableKind::Pvs => {
+                p.pvs.extend(t.rows.iter().filter_map(|r| pv_of(t, r)));
+                p.what.push(format!("kubectl get pv table ({n})"));
             }
             TableKind::CsiNodes => {
                 for r in &t.rows {
@@ -651,6 +772,12 @@ impl Pasted {
             {
                 case.csi_nodes.push(cn);
             }
+        }
+        for c in self.pvcs {
+            case.add_pvc(c);
+        }
+        for v in self.pvs {
+            case.add_pv(v);
         }
         case.plugin_logs.extend(self.plugin_logs);
         case.empty_listings.extend(self.empty_listings);
