@@ -860,19 +860,27 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if let Some(ev) = events::parse_event_row(first, Origin::EventTable) {
         if text.lines().filter(|l| !l.trim().is_empty()).count() == 1 || ev.message.len() > 20 {
-            let mut ev = ev;
-            // The rest of a pasted row is the message's continuation (mount output).
-            let rest: Vec<&str> = text
-                .lines()
-                .skip_while(|l| l.trim().is_empty())
-                .skip(1)
-                .collect();
-            if !rest.is_empty() {
-                ev.message.push('\n');
-                ev.message.push_str(&rest.join("\n"));
+            // Rows pasted without their header (the Events: block's lines): each line that is
+            // a row of its own starts an event; any other line continues the message before it
+            // (mount output).
+            let mut evs = vec![ev];
+            for l in text.lines().skip_while(|l| l.trim().is_empty()).skip(1) {
+                match events::parse_event_row(l, Origin::EventTable) {
+                    Some(next) if !l.trim().is_empty() => evs.push(next),
+                    _ => {
+                        let last = evs.last_mut().expect("one event at least");
+                        last.message.push('\n');
+                        last.message.push_str(l);
+                    }
+                }
             }
-            case.events.push(ev);
-            return Ok(Some("an event row".into()));
+            let n = evs.len();
+            case.events.extend(evs);
+            return Ok(Some(if n == 1 {
+                "an event row".into()
+            } else {
+                format!("{n} event rows")
+            }));
         }
     }
     // A node's command output pasted without its prompt (or shown by a log viewer or pager),
@@ -1200,7 +1208,7 @@ mod tests {
     fn volume_words_are_the_regex_they_always_were() {
         assert_eq!(
             VOLUME_WORDS.regex().as_str(),
-            r"(?i)volume|mount|attach|rbd|nfs|csi|iscsi|claim|disk|device|subpath|hostpath|configmap|secret"
+            r"(?i)volume|mount|attach|rbd|nfs|csi|iscsi|claim|disk|device|subpath|hostpath|configmap|secret|gluster|ceph|cifs|smb|fuse|pvc|persistentvolume|fsck|mkfs|xfs|ext4|multipath|flexvolume|lun"
         );
     }
 

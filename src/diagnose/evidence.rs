@@ -64,6 +64,12 @@ pub enum FactDef {
     SelinuxEnforcing(bool),
     /// The node's OS (os-release or the Node's osImage) matches.
     Os(String),
+    /// A mount helper is known missing on the node (looked for and not found) that this
+    /// failure needs: the helper of the failing mount's filesystem, or a program a pasted
+    /// transcript shows missing (the probe looks for every helper, and a node lacks most of them; what an
+    /// operator chose to show is the one the ticket is about). `nfs`: mount.nfs / mount.nfs4
+    /// (the NFS client, a cause of its own); `other`: any other program.
+    HelperMissing(String),
 }
 
 /// `evidence:` one rule of the differential.
@@ -85,7 +91,7 @@ pub struct EvidenceRule {
     pub settles: Option<String>,
     #[serde(default)]
     pub keeps: Vec<String>,
-    /// Made more likely: raised to at least `to`.
+    /// Made more likely: raised to at least `to` (offered at `to` when no message named it).
     #[serde(default)]
     pub supports: Option<String>,
     #[serde(default)]
@@ -157,7 +163,8 @@ pub fn apply(case: &Case, accs: &mut Accs) {
             continue;
         }
         let module = module_of(accs);
-        let Some(found) = test(&rule.fact, case, module.as_deref()) else {
+        let programs = programs_of(accs);
+        let Some(found) = test(&rule.fact, case, module.as_deref(), &programs) else {
             continue;
         };
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
@@ -184,13 +191,12 @@ pub fn apply(case: &Case, accs: &mut Accs) {
             }
         }
         if let Some(c) = &rule.supports {
+            // The supported cause is offered even when no message named it (a node plugin
+            // that runs unregistered points at the kubelet dir when only "not registered" was
+            // said).
             let to = rule.to.unwrap_or(0.85);
-            let a = if for_unknown {
-                Some(accs.entry(c, to))
-            } else {
-                accs.get(c)
-            };
-            if let Some(a) = a {
+            {
+                let a = accs.entry(c, to);
                 if a.ruled_out.is_none() && a.confidence < to {
                     a.confidence = to;
                 }
@@ -205,11 +211,31 @@ pub fn apply(case: &Case, accs: &mut Accs) {
     }
 }
 
+/// The mount helpers the findings' failing mounts need (`mount.glusterfs` for a glusterfs
+/// volume, `mount.aznfs` for `-t aznfs`).
+fn programs_of(accs: &Accs) -> Vec<String> {
+    let cat = catalogue();
+    let mut out: Vec<String> = Vec::new();
+    for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
+        if let Some(c) = super::steps::client_for(ctx) {
+            if let Some(d) = cat.os.clients.get(c) {
+                out.extend(d.programs.iter().cloned());
+            }
+        }
+        if let Some(t) = &ctx.fstype {
+            out.push(format!("mount.{t}"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The kernel module a finding's message names (`Module rbd not found`), for
 /// `module_unavailable: "{module}"`.
 fn module_of(accs: &Accs) -> Option<String> {
     static MODULE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module")
+        Regex::new(r"Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module|running modprobe args: \[([a-z0-9_]+)")
             .expect("static regex")
     });
     accs.list
@@ -220,6 +246,7 @@ fn module_of(accs: &Accs) -> Option<String> {
             c.get(1)
                 .or(c.get(2))
                 .or(c.get(3))
+                .or(c.get(4))
                 .map(|m| m.as_str().to_string())
         })
 }
@@ -246,9 +273,29 @@ fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<St
 }
 
 /// Whether the fact holds for this case, and how the report says it.
-fn test(fact: &FactDef, case: &Case, module: Option<&str>) -> Option<Found> {
+fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) -> Option<Found> {
     let facts = case.node_facts.as_ref();
     match fact {
+        FactDef::HelperMissing(which) => {
+            let f = facts?;
+            let pasted = f
+                .provenance
+                .get("helpers")
+                .is_some_and(|p| !p.starts_with("node probe"));
+            let nfs = |n: &str| n == "mount.nfs" || n == "mount.nfs4";
+            let (name, why) = f.helpers_missing.iter().find(|(n, _)| {
+                (nfs(n) == (which == "nfs"))
+                    && (pasted || (n.starts_with("mount.") && programs.iter().any(|p| p == *n)))
+            })?;
+            Some(Found {
+                source: node_source(case, "helpers", "helpers"),
+                text: if why.is_empty() {
+                    format!("{name} is not on the node")
+                } else {
+                    format!("{name} is not on the node ({why})")
+                },
+            })
+        }
         FactDef::KernelLog(re) => {
             let device = pod_device(case);
             let text = newest_match(
@@ -738,6 +785,77 @@ mod tests {
             .iter()
             .any(|x| x.cause == "block_fs_corrupt_or_unformatted"
                 && x.because.contains("duplicate UUID")));
+    }
+
+    #[test]
+    fn a_missing_helper_settles_only_when_it_is_the_one_the_mount_needs() {
+        let exit32 = failed_mount("MountVolume.SetUp failed for volume \"gv\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t glusterfs 10.0.0.7:gv0 /var/lib/kubelet/pods/1/volumes/kubernetes.io~glusterfs/gv Output: Mount failed. Check the log file for more details.");
+        // The probe looked for every helper: a node without mount.cifs says nothing about a
+        // glusterfs mount; without mount.glusterfs it settles it.
+        let mut facts = NodeFacts::default();
+        facts.add_provenance("helpers", "node probe (ssh)");
+        facts
+            .helpers_missing
+            .insert("mount.cifs".into(), "not in /sbin /usr/sbin".into());
+        let mut case = Case {
+            events: vec![exit32],
+            node_facts: Some(facts.clone()),
+            ..Case::default()
+        };
+        let r = diagnose(&case, &Options::default());
+        assert_ne!(
+            r.findings[0].cause, "fs_helper_missing",
+            "{:#?}",
+            r.findings[0]
+        );
+        facts
+            .helpers_missing
+            .insert("mount.glusterfs".into(), "not in /sbin /usr/sbin".into());
+        case.node_facts = Some(facts);
+        let r = diagnose(&case, &Options::default());
+        assert_eq!(r.findings[0].cause, "fs_helper_missing");
+        assert!(r.findings[0]
+            .settled_by
+            .as_deref()
+            .unwrap()
+            .contains("mount.glusterfs is not on the node"));
+        // mount.nfs missing is the NFS client, a cause of its own.
+        let mut facts = NodeFacts::default();
+        facts.add_provenance("helpers", "file ls.txt: ls -l /sbin/mount.nfs");
+        facts
+            .helpers_missing
+            .insert("mount.nfs".into(), String::new());
+        case.events = vec![failed_mount(
+            "MountVolume.SetUp failed for volume \"v\" : mount failed: exit status 32",
+        )];
+        case.node_facts = Some(facts);
+        let r = diagnose(&case, &Options::default());
+        assert_eq!(
+            r.findings[0].cause, "nfs_client_missing",
+            "{:#?}",
+            r.findings
+        );
+    }
+
+    #[test]
+    fn an_unexplained_failure_on_a_kubelet_rooted_elsewhere_names_that_as_the_suspect() {
+        let facts = NodeFacts {
+            kubelet_root: Some("/data/kubelet".into()),
+            kubelet_root_source: Some("kubelet --root-dir".into()),
+            ..NodeFacts::default()
+        };
+        let mut case = Case {
+            events: vec![failed_mount("MountVolume.SetUp failed for volume \"v\" : rpc error: code = Internal desc = frobnicator said no")],
+            ..Case::default()
+        };
+        let r = diagnose(&case, &Options::default());
+        assert_ne!(r.findings[0].cause, "kubelet_dir_or_propagation");
+        case.node_facts = Some(facts);
+        let r = diagnose(&case, &Options::default());
+        let top = &r.findings[0];
+        assert_eq!(top.cause, "kubelet_dir_or_propagation", "{:#?}", r.findings);
+        // A suspect, not settled: the message did not say so.
+        assert!(top.confidence < 0.7 && top.settled_by.is_none());
     }
 
     #[test]

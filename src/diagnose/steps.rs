@@ -27,7 +27,7 @@ static SCOPE_LINE: LazyLock<Regex> = LazyLock::new(|| {
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{([a-z_]+)\}").expect("static regex"));
 static PATH_QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"path "([^"]+)" does not exist|hostPath type check failed: (\S+) is not an? ([a-z ]+?)(?:$|[.,;])"#)
+    Regex::new(r#"path "([^"]+)" does not exist|hostPath type check failed ?: (\S+) is not an? ([a-z ]+?)(?:$|[.,;])"#)
         .expect("static regex")
 });
 static OBJECT_MISSING: LazyLock<Regex> = LazyLock::new(|| {
@@ -65,7 +65,7 @@ static ENDPOINT: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// `modprobe: FATAL: Module rbd not found`, `modprobe rbd`, `failed to load rbd module`.
 static KERNEL_MODULE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module)")
+    Regex::new(r"(?:Module ([a-z0-9_]+) not found|running modprobe args: \[([a-z0-9_]+)|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module)")
         .expect("static regex")
 });
 /// `nfs-server.storage.svc.cluster.local`: a Service's cluster DNS name.
@@ -220,6 +220,11 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         if let Some(d) = &e.device {
             v.insert("device", d.clone());
         }
+        // A dead mount the kernel answered for (ESTALE, ENOTCONN), when no mount command
+        // named the target.
+        if let Some(p) = e.dead_path.as_ref().filter(|_| !v.contains_key("target")) {
+            v.insert("target", p.clone());
+        }
         if let Some(st) = e.exit_status {
             v.insert("exit_status", st.to_string());
         }
@@ -362,7 +367,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     }
     if let Some(m) = KERNEL_MODULE
         .captures(&text)
-        .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)))
+        .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)))
     {
         v.insert("module", m.as_str().to_string());
     }
@@ -654,7 +659,7 @@ pub fn client_of(ctx: &MsgContext) -> Option<String> {
     client_for(ctx).map(str::to_string)
 }
 
-fn client_for(ctx: &MsgContext) -> Option<&'static str> {
+pub(crate) fn client_for(ctx: &MsgContext) -> Option<&'static str> {
     match ctx.fs {
         FsFamily::Nfs => return Some("nfs"),
         FsFamily::Cifs => return Some("cifs"),

@@ -217,8 +217,20 @@ fn classify(line: &str) -> Kind<'_> {
             Some(h) => Kind::Entry(h, Some(prefix)),
             None => Kind::PrefixedText(prefix, rest),
         },
-        None => Kind::Plain,
+        None => match viewer_prefix(line).and_then(header) {
+            Some(h) => Kind::Entry(h, None),
+            None => Kind::Plain,
+        },
     }
+}
+
+/// The line after a log viewer's own time column (`Thu, Apr 6 2023 2:38:39 pm | I0406 ...`, as
+/// Lens and the OpenShift console copy a log): a short head with a digit and a colon, then ` | `.
+fn viewer_prefix(line: &str) -> Option<&str> {
+    let head_end = line.get(..line.len().min(48))?.find(" | ")?;
+    let head = &line[..head_end];
+    (head.bytes().any(|c| c.is_ascii_digit()) && head.contains(':') && !head.contains('{'))
+        .then(|| &line[head_end + 3..])
 }
 
 /// Parses `Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg` at the start of `line`, by bytes.
@@ -425,6 +437,19 @@ mod tests {
     use super::*;
 
     const SEED: &str = include_str!("../../fixtures/seed/rbd-kubelet.log");
+
+    #[test]
+    fn lines_copied_from_a_log_viewer_are_entries_of_their_own() {
+        let text = "E0406 18:38:06.196268 3608220 utils.go:80] GRPC error: first\nThu, Apr 6 2023 2:38:39 pm | E0406 18:38:39.298706 3608220 nodeserver.go:371] second\nThu, Apr 6 2023 2:38:39 pm | continued\n";
+        let l = parse_klog(text);
+        assert_eq!(l.len(), 2, "{l:#?}");
+        assert_eq!(
+            l[1].message,
+            "second\nThu, Apr 6 2023 2:38:39 pm | continued"
+        );
+        // A message that quotes a pipe is not a viewer's column.
+        assert!(viewer_prefix("mount | grep nfs").is_none());
+    }
 
     #[test]
     fn seed_log() {

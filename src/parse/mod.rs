@@ -116,7 +116,7 @@ mod tests {
     fn failure_words_are_the_regex_they_always_were() {
         assert_eq!(
             FAILURE_WORDS.regex().as_str(),
-            r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't"
+            r"(?i)fail|error|denied|timed out|timeout|not found|locked|busy|cannot|unable|refused|no such|not ready|still being used|stale|exit status|invalid|not permitted|can't|couldn't|unknown filesystem|affinity conflict|unbound|didn't find|not responding|unsupported|not supported|bad superblock|not running"
         );
     }
 

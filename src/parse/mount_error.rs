@@ -54,6 +54,9 @@ pub struct MountError {
     /// Volumes named in `unattached/unmounted volumes=[...]` lists.
     pub unmounted_volumes: Vec<String>,
     pub unattached_volumes: Vec<String>,
+    /// A path the kernel answered ESTALE or ENOTCONN for (`stat /var/lib/kubelet/pods/.../mount:
+    /// stale NFS file handle`): a mount that is there but dead.
+    pub dead_path: Option<String>,
 }
 
 macro_rules! re {
@@ -101,6 +104,10 @@ re!(
     r"/plugins/kubernetes\.io/csi/(?:pv/[^/\s]+/|volumeDevices/)?([a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+)/"
 );
 re!(DEVICE, r"(/dev/[A-Za-z0-9._/-]*[A-Za-z0-9])");
+re!(
+    DEAD_PATH,
+    r#"(?i)\b(?:l?stat|open|access|readdir|statfs)\s+(/[^\s:"]+):?\s+(?:stale (?:nfs )?file handle|transport endpoint is not connected)"#
+);
 re!(
     VOLUME_LIST,
     r"\b(unmounted|unattached|unattached/unmounted) volumes=\[([^\]]*)\]"
@@ -168,6 +175,7 @@ pub fn parse(message: &str) -> MountError {
         .and_then(|m| m.source.clone())
         .filter(|s| s.starts_with("/dev/"))
         .or_else(|| DEVICE.captures(text).map(|c| c[1].to_string()));
+    e.dead_path = DEAD_PATH.captures(text).map(|c| c[1].to_string());
     for c in VOLUME_LIST.captures_iter(text) {
         let names: Vec<String> = c[2].split_whitespace().map(str::to_string).collect();
         match &c[1] {

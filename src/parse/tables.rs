@@ -1073,11 +1073,93 @@ csi-nodeplugin-cinderplugin-cch5f                                  1/2     Crash
         }
     }
 
+    /// printers.go persistentVolumeClaimColumnDefinitions / persistentVolumeColumnDefinitions
+    /// (kubectl 1.29+: VOLUMEATTRIBUTESCLASS), and OpenShift 3's `oc get pv` with LABELS and
+    /// ACCESSMODES; a PV row's empty REASON cell.
+    #[test]
+    fn claims_and_volumes_from_their_tables() {
+        let p = recognise(
+            "kubectl get pvc -n shop",
+            "NAME   STATUS    VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE\ndata   Bound     pv-1     1Gi        RWO            gp3            <unset>                 1d\nlogs   Pending                                        gp3            <unset>                 5m\n",
+            "f",
+        )
+        .expect("a pvc table");
+        assert_eq!(p.pvcs.len(), 2);
+        let data = &p.pvcs[0];
+        assert_eq!(data.metadata.namespace.as_deref(), Some("shop"));
+        let spec = data.spec.as_ref().unwrap();
+        assert_eq!(spec.volume_name.as_deref(), Some("pv-1"));
+        assert_eq!(
+            spec.access_modes.as_deref(),
+            Some(&["ReadWriteOnce".to_string()][..])
+        );
+        let logs = &p.pvcs[1];
+        assert_eq!(
+            logs.status.as_ref().unwrap().phase.as_deref(),
+            Some("Pending")
+        );
+        assert!(logs.spec.as_ref().unwrap().volume_name.is_none());
+
+        let p = recognise(
+            "kubectl get pv",
+            "NAME   CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS     CLAIM       STORAGECLASS   VOLUMEATTRIBUTESCLASS   REASON   AGE\npv-1   1Gi        RWO,ROX        Retain           Released   shop/data   gp3            <unset>                          3d\n",
+            "f",
+        )
+        .expect("a pv table");
+        let pv = &p.pvs[0];
+        let spec = pv.spec.as_ref().unwrap();
+        assert_eq!(
+            spec.claim_ref.as_ref().unwrap().namespace.as_deref(),
+            Some("shop")
+        );
+        assert_eq!(
+            spec.persistent_volume_reclaim_policy.as_deref(),
+            Some("Retain")
+        );
+        assert_eq!(spec.access_modes.as_ref().unwrap().len(), 2);
+        assert_eq!(
+            pv.status.as_ref().unwrap().phase.as_deref(),
+            Some("Released")
+        );
+
+        let p = recognise(
+            "oc get pv",
+            "NAME           LABELS    CAPACITY   ACCESSMODES   STATUS    CLAIM             REASON    AGE\ngluster-pv01   <none>    2Gi        RWX           Bound     testvol/pvclaim             46s\n",
+            "f",
+        )
+        .expect("an OpenShift 3 pv table");
+        assert_eq!(
+            p.pvs[0]
+                .spec
+                .as_ref()
+                .unwrap()
+                .claim_ref
+                .as_ref()
+                .unwrap()
+                .name
+                .as_deref(),
+            Some("pvclaim")
+        );
+        // A whole claim read afterwards takes the table's place.
+        let mut case = Case::default();
+        let table = recognise(
+            "kubectl get pvc -n shop",
+            "NAME   STATUS    VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   AGE\ndata   Bound     pv-1     1Gi        RWO            gp3            1d\n",
+            "f",
+        )
+        .unwrap();
+        table.add_to(&mut case);
+        let mut whole = case.pvcs[0].clone();
+        whole.metadata.annotations = None;
+        case.add_pvc(whole);
+        assert_eq!(case.pvcs.len(), 1);
+        assert!(case.pvcs[0].metadata.annotations.is_none());
+    }
+
     #[test]
     fn what_is_not_a_table_is_left_alone() {
         assert!(recognise("", "LAST SEEN   TYPE      REASON        OBJECT    MESSAGE\n5m   Warning   FailedMount   pod/x   MountVolume failed\n", "f").is_none());
         assert!(recognise("", "Name: x\nNamespace: y\n", "f").is_none());
-        assert!(recognise("kubectl get pvc", "NAME   STATUS   VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   AGE\ndata   Bound    pvc-1    1Gi        RWO            gp3            1d\n", "f").is_none());
         // A header whose rows do not fit is no table.
         assert!(parse_tables("NAME   READY   STATUS   RESTARTS   AGE\nthis is prose, not a row of five cells at all\n").is_empty());
     }
