@@ -257,43 +257,6 @@ fn probe_node_guarded(
     }
 }
 
-/// Diagnose and render a small made-up case, so that the regexes every live diagnosis compiles
-/// on first use (the mount error's parser, the failure words, the redaction) are compiled on
-/// the catalogue's thread while the API requests are in flight: on the real cluster they were
-/// a quarter of `doctor pod`'s time once the answers were in. The result is thrown away.
-fn warm_up() {
-    let pod: Option<k8s_openapi::api::core::v1::Pod> = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "warm-up", "namespace": "default", "uid": "00000000-0000-4000-8000-000000000000"},
-        "spec": {"nodeName": "node", "containers": [{"name": "c"}],
-                 "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]},
-        "status": {"phase": "Pending", "containerStatuses": [{"name": "c", "image": "", "imageID": "",
-                   "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ContainerCreating"}}}]},
-    }))
-    .ok();
-    let event: Option<k8s_openapi::api::core::v1::Event> = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "warm-up.1", "namespace": "default"},
-        "involvedObject": {"kind": "Pod", "name": "warm-up", "namespace": "default"},
-        "reason": "FailedMount", "type": "Warning", "count": 2,
-        "message": "MountVolume.SetUp failed for volume \"v\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t x -o y=z a:/b /c\nOutput: mount: /c: warm-up.",
-    }))
-    .ok();
-    let case = Case {
-        pod,
-        events: event
-            .iter()
-            .map(crate::collect::cluster::event_from_core)
-            .collect(),
-        ..Case::default()
-    };
-    let report = diagnose::diagnose(&case, &Options::default());
-    let style = render::text::Style {
-        color: false,
-        verbose: false,
-        width: 100,
-    };
-    let _ = render::render(&report, crate::render::Format::Text, style);
-}
-
 /// Read the pod and its surroundings from the cluster.
 async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize, Cluster)> {
     let name = args.name.clone().ok_or_else(|| {
@@ -317,11 +280,9 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let rt = super::runtime()?;
     if live {
-        // Compile the knowledge while the requests are in flight, not after them, and then
-        // what every diagnosis compiles on first use (the parsers' and the redaction's regexes).
+        // Compile the knowledge while the requests are in flight, not after them.
         std::thread::spawn(|| {
             crate::diagnose::catalogue::catalogue();
-            warm_up();
         });
     }
     let (mut case, cluster) = if live {
