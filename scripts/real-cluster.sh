@@ -31,6 +31,11 @@
 #         server listens on 127.0.0.1 only, so the pod runs on the node's network with
 #         KUBERNETES_SERVICE_HOST=127.0.0.1:6443, one replica (two would want the same host port),
 #         /metrics on 127.0.0.1:18080. unwatch deletes it again.
+# outage [SECONDS]
+#         stops kube-apiserver alone (etcd keeps running) for SECONDS (default 20) under the
+#         running watch and prints, every 2 s, its /readyz and the watch metrics, then starts
+#         the API server again and polls until /readyz is 200 (WATCH_URL, default
+#         http://127.0.0.1:18080).
 #
 # K8S_ROOT (default: k8s-env beside this repository's directory; it must be outside any git
 # work tree) holds everything: sources, Go cache, binaries, PKI, etcd data, logs, PID files.
@@ -43,13 +48,14 @@ case $K8S_ROOT in
   "$repo"|"$repo"/*) echo "real-cluster.sh: K8S_ROOT=$K8S_ROOT is inside the repository; put it outside" >&2; exit 2 ;;
 esac
 
-usage() { sed -n '2,36p' "$0"; }
+usage() { sed -n '2,41p' "$0"; }
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 snapshot=${MICROSHIFT_GIT:-}
 node=yes
 controllers=yes
+rest=()
 while [ $# -gt 0 ]; do
   case $1 in
     --snapshot) [ $# -ge 2 ] || { echo "real-cluster.sh: --snapshot needs a git dir" >&2; exit 2; }; snapshot=$2; shift 2 ;;
@@ -57,9 +63,15 @@ while [ $# -gt 0 ]; do
     --no-node) node=no; controllers=no; shift ;;
     --no-controllers) controllers=no; shift ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "real-cluster.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+    -*) echo "real-cluster.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+    *) rest+=("$1"); shift ;;
   esac
 done
+case $cmd:${#rest[@]} in
+  outage:0|outage:1) ;;
+  *:0) ;;
+  *) echo "real-cluster.sh: $cmd takes no argument ${rest[0]}" >&2; exit 2 ;;
+esac
 
 need_scripts() {
   [ -x "$RC/setup-apiserver.sh" ] || {
@@ -164,6 +176,36 @@ watch_chart() {
   kc -n volmnt rollout status deployment/volmnt-watch --timeout=120s
 }
 
+outage() {
+  local secs=${1:-20} url=${WATCH_URL:-http://127.0.0.1:18080} pf=$K8S_ROOT/apiserver.pid p down up
+  m() { curl -s "$url/metrics" | awk -v k="$1" 'index($0,k)==1 {print $2}'; }
+  st() {
+    printf '%s readyz=%s watch_errors_total{pods}=%s watch_failing{pods}=%s cache_synced=%s leader=%s\n' \
+      "$(date -u +%T)" "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" \
+      "$(m 'volmnt_watch_errors_total{resource="pods"}')" "$(m 'volmnt_watch_failing{resource="pods"}')" \
+      "$(m volmnt_cache_synced)" "$(m volmnt_leader)"
+  }
+  alive "$pf" || { echo "real-cluster.sh: kube-apiserver is not running" >&2; exit 1; }
+  st
+  p=$(cat "$pf")
+  echo "== $(date -u +%T) stopping kube-apiserver (pid $p; etcd keeps running)"
+  kill -TERM "$p"
+  for _ in $(seq 30); do [ -d "/proc/$p" ] || break; sleep 1; done
+  [ -d "/proc/$p" ] && { echo "== $(date -u +%T) still serving after 30 s: SIGKILL"; kill -KILL "$p"; sleep 1; }
+  rm -f "$pf"
+  down=$(date +%s)
+  while [ $(( $(date +%s) - down )) -lt "$secs" ]; do st; sleep 2; done
+  echo "== $(date -u +%T) starting kube-apiserver again after $(( $(date +%s) - down )) s"
+  "$RC/start.sh" | tail -1
+  up=$(date +%s)
+  for _ in $(seq 60); do
+    st
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
+    sleep 1
+  done
+  echo "== /readyz 200 again $(( $(date +%s) - up )) s after the API server answered"
+}
+
 unwatch() {
   kc delete -f "$repo/deploy/watch.yaml" --ignore-not-found --wait=false
 }
@@ -174,6 +216,7 @@ case $cmd in
   watch-manifests) watch_manifests ;;
   watch-chart) watch_chart ;;
   unwatch) unwatch ;;
+  outage) need_scripts; outage "${rest[@]}" ;;
   status) status ;;
   down) down ;;
   -h|--help|help) usage ;;

@@ -449,6 +449,7 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     let live = args.example.is_none()
         && !args.offline
         && (args.from_file.is_empty() || args.name.is_some());
+    let started = std::time::Instant::now();
     let rt = super::runtime()?;
     if live {
         // Compile the knowledge while the requests are in flight, not after them.
@@ -461,6 +462,10 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
             Ok((mut case, requests, cluster)) => {
                 if global.verbose > 0 {
                     eprintln!("volmnt: {requests} API requests");
+                    eprintln!(
+                        "volmnt: the API's answers were in {:.1} ms after start",
+                        started.elapsed().as_secs_f64() * 1000.0
+                    );
                 }
                 if !args.from_file.is_empty() {
                     add_files_to_live(&mut case, args)?;
@@ -523,9 +528,18 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
         rt.block_on(crate::collect::rbd::enrich_case(&mut case, cluster));
         report = diagnose::diagnose(&case, &opts);
     }
+    let diagnosed = started.elapsed();
     let out =
         render::render(&report, global.output, super::text_style(global)).map_err(Error::Output)?;
     super::emit(&out)?;
+    if global.verbose > 0 && cluster.is_some() {
+        // Where a live run's time goes (issue 19 compares it with kubectl and one raw GET).
+        eprintln!(
+            "volmnt: diagnosed {:.1} ms after start, report written at {:.1} ms",
+            diagnosed.as_secs_f64() * 1000.0,
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     Ok(super::exit_for(&[&report]))
 }
 

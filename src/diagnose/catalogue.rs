@@ -23,6 +23,45 @@ use super::report::StepKind;
 /// The knowledge file, embedded so the binary needs nothing beside it.
 pub const KNOWLEDGE_YAML: &str = include_str!("knowledge.yaml");
 
+/// The same document as JSON, and each pattern's literal needs, made by build.rs from
+/// knowledge.yaml: parsing YAML and analysing 300 regexes on every start was half of a
+/// `doctor pod`'s CPU time.
+const KNOWLEDGE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/knowledge.json"));
+const PATTERN_NEEDS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pattern-needs.json"));
+
+/// A need as build.rs writes it: a literal is a string, `{"all": [...]}` and `{"any": [...]}`
+/// the rest.
+fn need_from_json(v: &serde_json::Value) -> Option<Need> {
+    let list = |v: &serde_json::Value| -> Option<Vec<Need>> {
+        v.as_array()?.iter().map(need_from_json).collect()
+    };
+    match v {
+        serde_json::Value::String(l) => Some(Need::Lit(l.clone())),
+        serde_json::Value::Object(m) => match (m.get("all"), m.get("any")) {
+            (Some(a), None) => Some(Need::All(list(a)?)),
+            (None, Some(a)) => Some(Need::Any(list(a)?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The precomputed needs of `patterns`, each only where build.rs saw the same pattern at the
+/// same place (a file changed since would otherwise lend one pattern another's literals).
+fn precomputed_needs(patterns: &[String]) -> Vec<Option<Need>> {
+    let list: Vec<serde_json::Value> = serde_json::from_str(PATTERN_NEEDS_JSON).unwrap_or_default();
+    patterns
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let e = list.get(i)?;
+            (e["match"].as_str() == Some(p.as_str()))
+                .then(|| need_from_json(&e["need"]))
+                .flatten()
+        })
+        .collect()
+}
+
 /// Filesystem family of a volume, the context that tells look-alike messages apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -307,7 +346,9 @@ struct Single {
 }
 
 impl Prefilter {
-    fn new(patterns: &[String]) -> Result<Prefilter, String> {
+    /// `known`: the needs already worked out (build.rs), by pattern; the rest are computed.
+    fn new(patterns: &[String], known: Vec<Option<Need>>) -> Result<Prefilter, String> {
+        let mut known = known.into_iter();
         let mut literals: Vec<String> = Vec::new();
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
         let mut id_of = |l: String| {
@@ -320,7 +361,10 @@ impl Prefilter {
         let mut needs = Vec::new();
         let mut always = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
-            let need = literal_needs(p).map_err(|e| format!("{p}: {e}"))?;
+            let need = match known.next().flatten() {
+                Some(n) => n,
+                None => literal_needs(p).map_err(|e| format!("{p}: {e}"))?,
+            };
             match need.one_of() {
                 None => always.push(i),
                 Some(set) => {
@@ -527,7 +571,12 @@ const SCAN_CACHE: usize = 32 << 20;
 
 impl PatternScan {
     pub fn new(patterns: Vec<String>) -> Result<PatternScan, String> {
-        let prefilter = Prefilter::new(&patterns)?;
+        Self::with_needs(patterns, Vec::new())
+    }
+
+    /// The same, with the literal needs of some patterns already known (by index).
+    fn with_needs(patterns: Vec<String>, known: Vec<Option<Need>>) -> Result<PatternScan, String> {
+        let prefilter = Prefilter::new(&patterns, known)?;
         Ok(PatternScan {
             patterns,
             #[cfg(test)]
@@ -721,6 +770,18 @@ impl Catalogue {
     pub fn from_yaml(text: &str) -> Result<Catalogue, String> {
         let k: Knowledge =
             serde_yaml::from_str(text).map_err(|e| format!("knowledge.yaml: {e}"))?;
+        Self::from_knowledge(k, false)
+    }
+
+    /// The embedded knowledge, from what build.rs made of it (the YAML itself if that failed).
+    fn embedded() -> Result<Catalogue, String> {
+        match serde_json::from_str::<Knowledge>(KNOWLEDGE_JSON) {
+            Ok(k) => Self::from_knowledge(k, true),
+            Err(_) => Self::from_yaml(KNOWLEDGE_YAML),
+        }
+    }
+
+    fn from_knowledge(k: Knowledge, precomputed: bool) -> Result<Catalogue, String> {
         let mut seen = std::collections::HashSet::new();
         let mut patterns = Vec::new();
         for (i, c) in k.causes.iter().enumerate() {
@@ -791,7 +852,13 @@ impl Catalogue {
         if !seen.contains("unknown") {
             return Err("the catalogue must define `unknown`".into());
         }
-        let set = PatternScan::new(patterns.iter().map(|p| p.def.regex.clone()).collect())?;
+        let regexes: Vec<String> = patterns.iter().map(|p| p.def.regex.clone()).collect();
+        let known = if precomputed {
+            precomputed_needs(&regexes)
+        } else {
+            Vec::new()
+        };
+        let set = PatternScan::with_needs(regexes, known)?;
         let os = OsKnowledge::build(
             k.package_managers,
             k.clients,
@@ -860,7 +927,7 @@ impl Catalogue {
 
 static CATALOGUE: LazyLock<Catalogue> = LazyLock::new(|| {
     // The embedded file is checked by a unit test; a broken build cannot ship.
-    Catalogue::from_yaml(KNOWLEDGE_YAML).expect("embedded knowledge.yaml is valid")
+    Catalogue::embedded().expect("embedded knowledge.yaml is valid")
 });
 
 /// The embedded catalogue.
@@ -871,6 +938,44 @@ pub fn catalogue() -> &'static Catalogue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What build.rs made of knowledge.yaml (the JSON document, each pattern's literal needs)
+    /// loads to the same catalogue as the YAML itself, every need precomputed and equal to the
+    /// one computed now.
+    #[test]
+    fn the_build_time_form_is_the_same_knowledge() {
+        let from_yaml = Catalogue::from_yaml(KNOWLEDGE_YAML).unwrap();
+        // The JSON form itself loads (embedded() would fall back to the YAML silently).
+        if let Err(e) = serde_json::from_str::<Knowledge>(KNOWLEDGE_JSON) {
+            panic!("knowledge.json from build.rs does not load: {e}");
+        }
+        let built = Catalogue::embedded().unwrap();
+        assert_eq!(
+            format!("{:?}", from_yaml.causes),
+            format!("{:?}", built.causes)
+        );
+        assert_eq!(
+            format!("{:?}", from_yaml.evidence),
+            format!("{:?}", built.evidence)
+        );
+        assert_eq!(from_yaml.patterns.len(), built.patterns.len());
+        let regexes: Vec<String> = from_yaml
+            .patterns
+            .iter()
+            .map(|p| p.def.regex.clone())
+            .collect();
+        let known = precomputed_needs(&regexes);
+        assert_eq!(known.len(), regexes.len());
+        for (re, need) in regexes.iter().zip(&known) {
+            assert_eq!(need.as_ref(), Some(&literal_needs(re).unwrap()), "{re}");
+        }
+        assert_eq!(from_yaml.set.prefilter.needs, built.set.prefilter.needs);
+        assert_eq!(from_yaml.set.prefilter.always, built.set.prefilter.always);
+        // A pattern changed since the build gets its needs computed, not another's.
+        let mut moved = regexes.clone();
+        moved.swap(0, 1);
+        assert!(precomputed_needs(&moved)[..2].iter().all(Option::is_none));
+    }
 
     #[test]
     fn embedded_knowledge_loads_and_has_the_contract_ids() {

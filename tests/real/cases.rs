@@ -214,6 +214,8 @@ pub fn node_cleanup(r: &Real) {
     }
     let _ = std::fs::remove_dir_all(FLEX_DIR);
     let _ = std::fs::remove_dir_all(format!("/var/lib/volmnt-real/{}", r.ns));
+    // The parent too, when no other run is using it.
+    let _ = std::fs::remove_dir("/var/lib/volmnt-real");
 }
 
 /// Every case, with the objects it needs applied and bound. The pods are named after the case.
