@@ -304,7 +304,13 @@ fn whole_cases_are_diagnosed_from_their_evidence() {
                     a.confidence,
                     a.refused
                         .as_deref()
-                        .map(|r| format!(" REFUSED: {r}"))
+                        // The first line of the refusal, cut: the whole error is one run away.
+                        .map(|r| {
+                            let first = r.lines().next().unwrap_or_default();
+                            let cut: String = first.chars().take(160).collect();
+                            let more = if cut.len() < r.len() { "..." } else { "" };
+                            format!(" REFUSED: {cut}{more}")
+                        })
                         .unwrap_or_default()
                 ));
             }

@@ -599,6 +599,20 @@ fn the_first_step_anywhere_only_reads() {
         for r in doc["reports"].as_array().into_iter().flatten() {
             check(case, r, &mut problems);
         }
+        // VIEWS_SHOW=<cluster> prints the fleet summary too, to read it as an operator would.
+        if std::env::var("VIEWS_SHOW").as_deref() == Ok(*case) {
+            let out = live.run(&[
+                "doctor",
+                "namespace",
+                "-n",
+                ns,
+                "--min-age",
+                "1s",
+                "--color",
+                "never",
+            ]);
+            eprintln!("{}", out.stdout);
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
