@@ -296,7 +296,7 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
         ));
     }
     match String::from_utf8(bytes) {
-        Ok(s) => Ok(s),
+        Ok(s) => Ok(unquote(s)),
         Err(e) => {
             let first_bad = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
@@ -311,9 +311,35 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
                     ),
                 ));
             }
-            Ok(lossy.into_owned())
+            Ok(unquote(lossy.into_owned()))
         }
     }
+}
+
+/// Text pasted as a quotation (a mail reply, a GitHub or forum quote: `> ` before every line)
+/// without the quote marks, so what it quotes is read as itself. Only when nearly every line is
+/// quoted: a `>` starting a line of anything else (YAML's folded scalar) is left alone.
+fn unquote(text: String) -> String {
+    let lines = text.lines().filter(|l| !l.trim().is_empty());
+    let (mut all, mut quoted) = (0usize, 0usize);
+    for l in lines {
+        all += 1;
+        if l.trim_start().starts_with('>') {
+            quoted += 1;
+        }
+    }
+    if all < 2 || quoted * 10 < all * 9 {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        let t = l.trim_start();
+        match t.strip_prefix('>') {
+            Some(rest) => out.push_str(rest.strip_prefix(' ').unwrap_or(rest)),
+            None => out.push_str(l),
+        }
+    }
+    out
 }
 
 /// A part of a file: the command that printed it (when a prompt shows it) and its output.
@@ -1202,6 +1228,18 @@ mod tests {
                 "m.go:219", "a.go:1"
             ]
         );
+    }
+
+    #[test]
+    fn a_quoted_paste_is_read_as_what_it_quotes() {
+        let q = "> Events:\n>   Type     Reason       Age   From     Message\n>\n>   Warning  FailedMount  1m    kubelet  MountVolume.SetUp failed\n".to_string();
+        assert_eq!(
+            unquote(q),
+            "Events:\n  Type     Reason       Age   From     Message\n\n  Warning  FailedMount  1m    kubelet  MountVolume.SetUp failed\n"
+        );
+        // YAML with a folded scalar keeps its `>`.
+        let y = "kind: ConfigMap\ndata:\n  a: >\n    text\n".to_string();
+        assert_eq!(unquote(y.clone()), y);
     }
 
     #[test]
