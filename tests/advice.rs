@@ -115,6 +115,7 @@ fn rich_vars() -> Vars {
             "a snapshot of RBD image replicapool/csi-vol-0a1b",
         ),
         ("iscsi", "true"),
+        ("in_tree", "true"),
         ("longhorn", "true"),
     ] {
         v.insert(k, val.to_string());

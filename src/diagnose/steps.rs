@@ -234,6 +234,15 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         if let Some(c) = client_for(ctx) {
             v.insert("client", c.to_string());
         }
+        // An in-tree volume plugin (kubernetes.io/iscsi, ...), not CSI: steps about CSI
+        // sidecars and VolumeAttachments do not apply to it.
+        let in_tree = ctx.volume.as_ref().is_some_and(|h| h.in_tree)
+            || e.plugin
+                .as_deref()
+                .is_some_and(|p| p != "kubernetes.io/csi");
+        if in_tree && e.driver.is_none() {
+            v.insert("in_tree", "true".into());
+        }
         if let Some(pv) = e.volume.as_ref().filter(|_| !v.contains_key("pv")) {
             if pv.starts_with("pvc-") {
                 v.insert("pv", pv.clone());

@@ -223,6 +223,7 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
         }
     }
     let (in_tree, waiting) = in_tree_unattached(case, hints, &node);
+    let any_in_tree = !in_tree.is_empty();
     lines.extend(in_tree);
     if lines.is_empty() {
         return;
@@ -245,6 +246,10 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     }
     if let Some(n) = va_name {
         a.vars.insert("va", n);
+    }
+    // The steps for the attach/detach controller, not for a CSI attacher it does not have.
+    if any_in_tree {
+        a.vars.insert("in_tree", "true".into());
     }
 }
 
