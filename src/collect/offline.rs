@@ -296,7 +296,7 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
         ));
     }
     match String::from_utf8(bytes) {
-        Ok(s) => Ok(unquote(s)),
+        Ok(s) => Ok(plain_typography(unquote(s))),
         Err(e) => {
             let first_bad = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
@@ -311,9 +311,29 @@ pub fn decode(label: &str, bytes: Vec<u8>) -> Result<String> {
                     ),
                 ));
             }
-            Ok(unquote(lossy.into_owned()))
+            Ok(plain_typography(unquote(lossy.into_owned())))
         }
     }
+}
+
+/// A web page's or word processor's typography undone: curly quotes back to the `"` and `'`
+/// that kubelet, mount and the drivers print (and every pattern matches), non-breaking spaces
+/// to spaces. Text without them is returned as it is, uncopied.
+fn plain_typography(text: String) -> String {
+    const FANCY: &[char] = &[
+        '\u{201C}', '\u{201D}', '\u{201E}', '\u{2018}', '\u{2019}', '\u{00A0}',
+    ];
+    if !text.contains(FANCY) {
+        return text;
+    }
+    text.chars()
+        .map(|c| match c {
+            '\u{201C}' | '\u{201D}' | '\u{201E}' => '"',
+            '\u{2018}' | '\u{2019}' => '\'',
+            '\u{00A0}' => ' ',
+            c => c,
+        })
+        .collect()
 }
 
 /// Text pasted as a quotation (a mail reply, a GitHub or forum quote: `> ` before every line)
@@ -1228,6 +1248,16 @@ mod tests {
                 "m.go:219", "a.go:1"
             ]
         );
+    }
+
+    #[test]
+    fn a_web_pages_typography_is_undone() {
+        assert_eq!(
+            plain_typography("by external provisioner \u{201C}k8s.io/minikube-hostpath\u{201D} isn\u{2019}t\u{00A0}ready".into()),
+            "by external provisioner \"k8s.io/minikube-hostpath\" isn't ready"
+        );
+        let plain = "nothing to change".to_string();
+        assert_eq!(plain_typography(plain.clone()), plain);
     }
 
     #[test]

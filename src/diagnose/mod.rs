@@ -196,6 +196,10 @@ const VOLUME_REASONS: &[&str] = &[
     "FailedBinding",
     "VolumeResizeFailed",
     "FileSystemResizeFailed",
+    // A Normal event, but the claim waiting for its external provisioner (kubernetes
+    // pkg/controller/volume/persistentvolume: "waiting for a volume to be created, either by
+    // external provisioner ..."), repeated each resync while nothing provisions it.
+    "ExternalProvisioning",
 ];
 
 /// Reasons whose message may be about a volume (a scheduler waiting on a claim, a sync error
