@@ -884,6 +884,20 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
         case.events.extend(evs);
         return Ok(Some(format!("kubectl describe pvc {name}")));
     }
+    if crate::parse::describe_node::looks_like_node_describe(text) {
+        if let Some(node) = crate::parse::describe_node::parse_node(text) {
+            let name = node.metadata.name.clone().unwrap_or_default();
+            // A node saved whole (`-o yaml`) says more than its describe.
+            if !case
+                .nodes
+                .iter()
+                .any(|n| n.metadata.name == node.metadata.name)
+            {
+                case.nodes.push(node);
+            }
+            return Ok(Some(format!("kubectl describe node {name}")));
+        }
+    }
     if describe::looks_like_pv_describe(text) {
         let pv = describe::parse_pv(text).map_err(ctx)?;
         let name = pv.metadata.name.clone().unwrap_or_default();

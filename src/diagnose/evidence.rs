@@ -475,6 +475,10 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) 
             let here = case.node_name();
             let n = case.nodes.iter().find(|n| {
                 n.metadata.name.as_deref() != here
+                    && n.metadata
+                        .name
+                        .as_deref()
+                        .is_some_and(|name| holds_volume(case, name))
                     && n.status
                         .as_ref()
                         .and_then(|s| s.conditions.as_ref())
@@ -676,6 +680,78 @@ pub(crate) fn names_other_device(line: &str, pod_device: Option<&str>) -> bool {
     !named.any(|d| base.starts_with(d))
 }
 
+/// Whether node `name` is shown to hold one of the pod's volumes: a VolumeAttachment there for
+/// one of its PVs, the node's status listing one (volumesAttached / volumesInUse name the PV or
+/// its CSI handle), or another pod there using one of its claims. A NotReady node that is not
+/// shown to hold it is no holder: the out-of-service taint advice must never point at it.
+fn holds_volume(case: &Case, name: &str) -> bool {
+    let pvs: Vec<&str> = case
+        .pvs
+        .iter()
+        .filter_map(|p| p.metadata.name.as_deref())
+        .collect();
+    let handles: Vec<&str> = case
+        .pvs
+        .iter()
+        .filter_map(|p| {
+            p.spec
+                .as_ref()?
+                .csi
+                .as_ref()
+                .map(|c| c.volume_handle.as_str())
+        })
+        .collect();
+    let by_va = case.volume_attachments.iter().any(|va| {
+        va.spec.node_name == name
+            && va
+                .spec
+                .source
+                .persistent_volume_name
+                .as_deref()
+                .is_some_and(|p| pvs.contains(&p))
+    });
+    let by_status = case
+        .nodes
+        .iter()
+        .filter(|n| n.metadata.name.as_deref() == Some(name))
+        .filter_map(|n| n.status.as_ref())
+        .any(|st| {
+            let attached = st
+                .volumes_attached
+                .iter()
+                .flatten()
+                .map(|a| a.name.as_str());
+            let in_use = st.volumes_in_use.iter().flatten().map(String::as_str);
+            attached.chain(in_use).any(|u| {
+                pvs.iter().any(|p| u.ends_with(p))
+                    || handles.iter().any(|h| !h.is_empty() && u.ends_with(h))
+            })
+        });
+    let claims: Vec<&str> = case
+        .pod
+        .as_ref()
+        .and_then(|p| p.spec.as_ref()?.volumes.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            v.persistent_volume_claim
+                .as_ref()
+                .map(|c| c.claim_name.as_str())
+        })
+        .collect();
+    let by_pod = case.other_pods.iter().any(|o| {
+        o.spec.as_ref().is_some_and(|s| {
+            s.node_name.as_deref() == Some(name)
+                && s.volumes.iter().flatten().any(|v| {
+                    v.persistent_volume_claim
+                        .as_ref()
+                        .is_some_and(|c| claims.contains(&c.claim_name.as_str()))
+                })
+        })
+    });
+    by_va || by_status || by_pod
+}
+
 /// The block device the pod's failure names (`/dev/rbd0`), from the messages (not from the
 /// node's kernel log, which names every device on the node).
 pub(crate) fn pod_device(case: &Case) -> Option<String> {
@@ -856,6 +932,48 @@ mod tests {
         assert_eq!(top.cause, "kubelet_dir_or_propagation", "{:#?}", r.findings);
         // A suspect, not settled: the message did not say so.
         assert!(top.confidence < 0.7 && top.settled_by.is_none());
+    }
+
+    #[test]
+    fn a_notready_node_is_the_holder_only_when_it_is_shown_to_hold_the_volume() {
+        let multi = Event {
+            kind: Some("Warning".into()),
+            reason: "FailedAttachVolume".into(),
+            message: "Multi-Attach error for volume \"pvc-1a2b\" Volume is already exclusively attached to one node and can't be attached to another".into(),
+            ..Event::default()
+        };
+        let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "worker-2"},
+            "status": {"conditions": [{"type": "Ready", "status": "Unknown"}]}
+        }))
+        .unwrap();
+        let mut case = Case {
+            events: vec![multi],
+            nodes: vec![node],
+            pvs: vec![serde_json::from_value(
+                serde_json::json!({"metadata": {"name": "pvc-1a2b"}, "spec": {}}),
+            )
+            .unwrap()],
+            ..Case::default()
+        };
+        let quotes = |case: &Case| {
+            let r = diagnose(case, &Options::default());
+            r.findings[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("is NotReady"))
+        };
+        // A NotReady node somewhere in the cluster is no holder.
+        assert!(!quotes(&case));
+        // Its VolumeAttachment of the pod's PV makes it one.
+        case.volume_attachments = vec![serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "csi-1"},
+            "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "worker-2",
+                     "source": {"persistentVolumeName": "pvc-1a2b"}},
+            "status": {"attached": true}
+        }))
+        .unwrap()];
+        assert!(quotes(&case));
     }
 
     #[test]

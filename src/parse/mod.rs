@@ -1,6 +1,7 @@
 //! Pure parsers for everything an operator can paste or save. No I/O here.
 
 pub mod describe;
+pub mod describe_node;
 pub mod events;
 pub mod klog;
 pub mod mount_error;
