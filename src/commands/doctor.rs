@@ -297,6 +297,12 @@ async fn probe_node(
             &format!("node probe (pod on {node})"),
         ) {
             Ok(mut facts) => {
+                let dropped = drop_lines_before_the_pod(case, &mut facts.kubelet_log);
+                if dropped > 0 {
+                    case.notes.push(format!(
+                        "kubelet log of {node}: left out {dropped} line(s) that name only the device, from before the kubelet's first line about this pod or its PV (an earlier user of the device)"
+                    ));
+                }
                 case.inputs.push(format!(
                     "probe of node {node} through a pod ({:.1} s){}",
                     run.elapsed.as_secs_f64(),
@@ -396,6 +402,40 @@ fn log_names(case: &Case) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The probe reads the kubelet's lines that name the pod's UID, its PVs or a local PV's device
+/// (mount-utils names only the device). A device path is reused (loop and nbd numbers at once,
+/// a disk's letter after a detach): the lines naming it from before the kubelet's first line
+/// about this pod or its PV were another volume's (on the real node, fsck's "Found a dos
+/// partition table in /dev/loop5" of an earlier run was read for the XFS disk on loop5 now).
+/// Those are dropped; how many is returned. Without any line about the pod, every line is such
+/// a line.
+fn drop_lines_before_the_pod(case: &Case, lines: &mut Vec<String>) -> usize {
+    let mut own: Vec<String> = Vec::new();
+    if let Some(pod) = &case.pod {
+        own.extend(pod.metadata.uid.clone());
+    }
+    own.extend(case.pvs.iter().filter_map(|p| p.metadata.name.clone()));
+    let devices: Vec<String> = log_names(case)
+        .into_iter()
+        .filter(|n| n.starts_with("/dev/"))
+        .collect();
+    if own.is_empty() || devices.is_empty() {
+        return 0;
+    }
+    let first = lines
+        .iter()
+        .position(|l| own.iter().any(|o| l.contains(o.as_str())))
+        .unwrap_or(lines.len());
+    let before = lines.len();
+    let mut i = 0;
+    lines.retain(|l| {
+        let keep = i >= first || !devices.iter().any(|d| l.contains(d.as_str()));
+        i += 1;
+        keep
+    });
+    before - lines.len()
 }
 
 /// Run `probe_node`, deleting the probe pod on every path: success, error, and Ctrl-C/SIGTERM

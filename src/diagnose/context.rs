@@ -140,9 +140,17 @@ pub fn context_for(text: &str, hints: &Hints) -> MsgContext {
     let cat = catalogue();
     let volume = hints.for_volume(error.volume.as_deref()).cloned();
     let mount = error.mount.as_ref();
+    // util-linux libmount (context_mount.c, ENODEV): "unknown filesystem type '%s'": the
+    // kernel has no such filesystem, whoever ran mount (a FlexVolume driver's own `mount -t
+    // cifs` shows no `Mounting arguments:`).
+    static UNKNOWN_FS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"unknown filesystem type '([A-Za-z0-9_.-]+)'").expect("static regex")
+    });
+    let unknown_fs = UNKNOWN_FS.captures(text).map(|c| c[1].to_string());
     let fstype = mount
         .and_then(|m| m.fstype.clone())
-        .or_else(|| volume.as_ref().and_then(|v| v.fstype.clone()));
+        .or_else(|| volume.as_ref().and_then(|v| v.fstype.clone()))
+        .or_else(|| unknown_fs.clone());
 
     let mut pick: Option<(FsFamily, String)> = None;
     let mut consider = |fam: FsFamily, why: String| {
@@ -152,6 +160,12 @@ pub fn context_for(text: &str, hints: &Hints) -> MsgContext {
     };
     if let Some(t) = mount.and_then(|m| m.fstype.as_deref()) {
         consider(family_of_fstype(t), format!("mount -t {t}"));
+    }
+    if let Some(t) = &unknown_fs {
+        consider(
+            family_of_fstype(t),
+            format!("unknown filesystem type '{t}'"),
+        );
     }
     if let Some(p) = &error.plugin {
         if let Some(f) = cat.plugin_families.get(p) {

@@ -99,6 +99,12 @@ pub struct EvidenceRule {
     /// Contradicted by the fact.
     #[serde(default)]
     pub rules_out: Vec<String>,
+    /// The kinds of storage the fact is about (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
+    /// `rbd`, `iscsi`): the rule applies only when the failing volume is of one of them, or when
+    /// what the volume is cannot be told (a pasted message alone). A node without nfs in its
+    /// kernel says nothing about a pod whose XFS disk does not mount.
+    #[serde(default)]
+    pub kinds: Vec<String>,
     /// Where the rule comes from (the code that prints the fact, a manual).
     #[serde(default)]
     pub sources: Vec<String>,
@@ -144,13 +150,14 @@ struct Found {
 }
 
 /// The differential as one of the correlation rules (`rules::RULES`).
-pub fn apply_rule(case: &Case, _hints: &super::context::Hints, accs: &mut Accs) {
-    apply(case, accs);
+pub fn apply_rule(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
+    apply(case, hints, accs);
 }
 
 /// Apply every evidence rule to the findings under construction.
-pub fn apply(case: &Case, accs: &mut Accs) {
+pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
     let cat = catalogue();
+    let kinds = kinds_of(hints, accs);
     // `for: [unknown]`: the rule also bears on a failure no message explained (no finding
     // at 0.5 or more that is not ruled out); its `supports` then names the suspect.
     let unexplained = !accs
@@ -162,9 +169,16 @@ pub fn apply(case: &Case, accs: &mut Accs) {
         if !for_unknown && !rule.for_causes.iter().any(|c| accs.has(c)) {
             continue;
         }
+        if !rule.kinds.is_empty()
+            && !kinds.is_empty()
+            && !rule.kinds.iter().any(|k| kinds.contains(k.as_str()))
+        {
+            continue;
+        }
         let module = module_of(accs);
         let programs = programs_of(accs);
-        let Some(found) = test(&rule.fact, case, module.as_deref(), &programs) else {
+        let no_block = !kinds.is_empty() && !kinds.contains("block");
+        let Some(found) = test(&rule.fact, case, module.as_deref(), &programs, no_block) else {
             continue;
         };
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
@@ -189,6 +203,17 @@ pub fn apply(case: &Case, accs: &mut Accs) {
                     o.rule_out(format!("{quote} (settles {c})"));
                 }
             }
+            // What it keeps stays true but comes after it: the settled cause is the one to fix
+            // first (a kernel without nfs makes installing mount.nfs alone useless).
+            if let Some(idx) = cat.cause_index(c) {
+                for kept in &rule.keeps {
+                    if let Some(k) = accs.get(kept) {
+                        if !k.after.contains(&idx) {
+                            k.after.push(idx);
+                        }
+                    }
+                }
+            }
         }
         if let Some(c) = &rule.supports {
             // The supported cause is offered even when no message named it (a node plugin
@@ -203,12 +228,147 @@ pub fn apply(case: &Case, accs: &mut Accs) {
                 a.fact_from(&found.source, quote.clone());
             }
         }
+        // What a fact settled (the kernel's own line about the device) is not undone by a
+        // weaker fact's `rules_out` (a blkid cache that predates the filesystem).
         for c in &rule.rules_out {
             if let Some(a) = accs.get(c) {
-                a.rule_out(quote.clone());
+                if a.settled_by.is_none() {
+                    a.rule_out(quote.clone());
+                }
             }
         }
     }
+}
+
+/// The kinds of storage the pod's volumes and the findings' failing mounts are (`block`,
+/// `nfs`, `cifs`, `cephfs`, `glusterfs`, `rbd`, `iscsi`); empty when nothing tells.
+fn kinds_of(hints: &super::context::Hints, accs: &Accs) -> BTreeSet<&'static str> {
+    let mut out = volume_kinds(hints);
+    for ctx in accs
+        .list
+        .iter()
+        .filter(|a| a.ruled_out.is_none())
+        .filter_map(|a| a.ctx.as_ref())
+    {
+        add_ctx(&mut out, ctx);
+    }
+    out
+}
+
+fn add_ctx(out: &mut BTreeSet<&'static str>, ctx: &super::context::MsgContext) {
+    add_family(out, ctx.fs);
+    add_fstype(out, ctx.fstype.as_deref());
+    if let Some(h) = &ctx.volume {
+        add_hint(out, h);
+    }
+    match super::steps::client_for(ctx) {
+        Some(c @ ("nfs" | "cifs" | "glusterfs" | "cephfs")) => {
+            out.insert(c);
+        }
+        Some("rbd") => out.extend(["rbd", "block"]),
+        Some("iscsi") => out.extend(["iscsi", "block"]),
+        Some("xfs" | "ext4" | "multipath") => {
+            out.insert("block");
+        }
+        _ => {}
+    }
+}
+
+/// The kinds of storage the pod's volumes and its events' failing mounts are (before any
+/// finding is made: for choosing which of the node's lines to read as messages).
+pub(crate) fn case_kinds(case: &Case, hints: &super::context::Hints) -> BTreeSet<&'static str> {
+    let mut out = volume_kinds(hints);
+    for e in &case.events {
+        let ctx = super::context::context_for(&e.message, hints);
+        add_ctx(&mut out, &ctx);
+    }
+    out
+}
+
+/// The kinds of storage the pod's volumes are, from its spec, claims and PVs alone.
+pub(crate) fn volume_kinds(hints: &super::context::Hints) -> BTreeSet<&'static str> {
+    let mut out = BTreeSet::new();
+    for h in hints.all() {
+        add_hint(&mut out, h);
+    }
+    out
+}
+
+fn add_family(out: &mut BTreeSet<&'static str>, f: super::catalogue::FsFamily) {
+    if f != super::catalogue::FsFamily::Unknown {
+        out.insert(f.as_str());
+    }
+}
+
+fn add_fstype(out: &mut BTreeSet<&'static str>, t: Option<&str>) {
+    if let Some(t) = t {
+        add_family(out, super::context::family_of_fstype(t));
+    }
+}
+
+fn add_hint(out: &mut BTreeSet<&'static str>, h: &super::context::VolumeHint) {
+    add_family(out, h.fs);
+    add_fstype(out, h.fstype.as_deref());
+    if h.path.as_deref().is_some_and(|p| p.starts_with("/dev/")) {
+        out.insert("block");
+    }
+    let driver = h.driver.as_deref().unwrap_or("");
+    if h.rbd_image.is_some()
+        || driver.contains("rbd")
+        || h.unique_names
+            .iter()
+            .any(|n| n.starts_with("kubernetes.io/rbd/"))
+    {
+        out.extend(["rbd", "block"]);
+    }
+    if driver.contains("iscsi")
+        || h.unique_names
+            .iter()
+            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
+    {
+        out.extend(["iscsi", "block"]);
+    }
+    if h.unique_names
+        .iter()
+        .any(|n| n.starts_with("kubernetes.io/fc/"))
+    {
+        out.insert("block");
+    }
+}
+
+/// Which of the node's kernel lines (oldest first) can be about the pod's failure. The kernel
+/// names every device on the node: a line about another device than the pod's is not; a line
+/// about the pod's device from before the device was attached anew was about the disk that had
+/// its name then; and when the pod's volumes are known and none is a block device, no line
+/// about a block device is.
+pub(crate) fn kernel_lines_kept<'a>(
+    lines: impl Iterator<Item = &'a str> + Clone,
+    device: Option<&str>,
+    no_block: bool,
+) -> Vec<bool> {
+    let since = device
+        .and_then(|d| {
+            lines
+                .clone()
+                .enumerate()
+                .filter(|(_, l)| attached_anew(l, d))
+                .last()
+        })
+        .map_or(0, |(i, _)| i + 1);
+    lines
+        .enumerate()
+        .map(|(i, l)| {
+            if names_other_device(l, device) {
+                return false;
+            }
+            if let Some(d) = device {
+                if i < since && names_device(l, d) {
+                    return false;
+                }
+            }
+            !(no_block && kernel_devices(l).next().is_some())
+        })
+        .collect()
 }
 
 /// The mount helpers the findings' failing mounts need (`mount.glusterfs` for a glusterfs
@@ -273,7 +433,13 @@ fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<St
 }
 
 /// Whether the fact holds for this case, and how the report says it.
-fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) -> Option<Found> {
+fn test(
+    fact: &FactDef,
+    case: &Case,
+    module: Option<&str>,
+    programs: &[String],
+    no_block: bool,
+) -> Option<Found> {
     let facts = case.node_facts.as_ref();
     match fact {
         FactDef::HelperMissing(which) => {
@@ -298,13 +464,18 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) 
         }
         FactDef::KernelLog(re) => {
             let device = pod_device(case);
+            let lines = &facts?.kernel_log;
+            let kept = kernel_lines_kept(
+                lines.iter().map(String::as_str),
+                device.as_deref(),
+                no_block,
+            );
             let text = newest_match(
                 re,
-                facts?
-                    .kernel_log
+                lines
                     .iter()
-                    .map(String::as_str)
-                    .filter(|l| !names_other_device(l, device.as_deref())),
+                    .zip(kept)
+                    .filter_map(|(l, k)| k.then_some(l.as_str())),
             )?;
             Some(Found {
                 source: node_source(case, "kernel_log", "kernel log"),
@@ -323,13 +494,20 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) 
             })
         }
         FactDef::KubeletLog(re) => {
+            // A line about another device (`Found a dos partition table in /dev/sdc`) is
+            // another volume's.
+            let device = pod_device(case);
             let text = newest_match(
                 re,
-                case.logs.iter().map(|l| l.message.as_str()).chain(
-                    facts
-                        .iter()
-                        .flat_map(|f| f.kubelet_log.iter().map(String::as_str)),
-                ),
+                case.logs
+                    .iter()
+                    .map(|l| l.message.as_str())
+                    .chain(
+                        facts
+                            .iter()
+                            .flat_map(|f| f.kubelet_log.iter().map(String::as_str)),
+                    )
+                    .filter(|l| !names_other_dev_path(l, device.as_deref())),
             )?;
             Some(Found {
                 source: "kubelet log".into(),
@@ -548,8 +726,11 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) 
         FactDef::BlkidNoFilesystem(want) => {
             let f = facts?;
             let device = pod_device(case)?;
-            let e = f.blkid.iter().find(|e| e.device == device);
-            let none = e.is_none_or(|e| e.fs_type.is_none() && !e.other.contains_key("PTTYPE"));
+            // A device blkid's output or udev's database does not list is one nobody probed
+            // (libblkid's cache keeps only what was asked for; a loop device set up without udev
+            // is in neither): that says nothing about its contents.
+            let e = f.blkid.iter().find(|e| e.device == device)?;
+            let none = e.fs_type.is_none() && !e.other.contains_key("PTTYPE");
             let read = f.provenance.contains_key("blkid");
             (read && none == *want).then(|| Found {
                 source: node_source(case, "blkid", "blkid"),
@@ -662,22 +843,86 @@ fn test(fact: &FactDef, case: &Case, module: Option<&str>, programs: &[String]) 
 /// dev sdb, ...`, `XFS (dm-3): ...`). A line naming no device, or when the pod's device is not
 /// known, is not ruled out: a node's log is mostly about other things, but not provably so.
 pub(crate) fn names_other_device(line: &str, pod_device: Option<&str>) -> bool {
+    let Some(dev) = pod_device else {
+        return false;
+    };
+    let disk = disk_of(dev);
+    let mut named = kernel_devices(line).peekable();
+    if named.peek().is_none() {
+        return false;
+    }
+    !named.any(|d| d == disk)
+}
+
+/// The kernel's name of the disk a device path is or is a partition of (`/dev/sdb1` -> `sdb`,
+/// `/dev/loop10` -> `loop10`, `/dev/nvme0n1p2` -> `nvme0n1`).
+fn disk_of(device: &str) -> &str {
+    let base = device.rsplit('/').next().unwrap_or(device);
+    kernel_devices(base).next().unwrap_or(base)
+}
+
+/// Whether a kernel line names this device (`XFS (loop1): ...` for `/dev/loop1`, a partition
+/// of it too).
+fn names_device(line: &str, device: &str) -> bool {
+    let disk = disk_of(device);
+    kernel_devices(line).any(|d| d == disk)
+}
+
+/// The block devices a kernel line names, as the kernel names them (`rbd1`, `sdb`, `loop0`,
+/// `dm-3`; a partition by its disk).
+fn kernel_devices(line: &str) -> impl Iterator<Item = &str> {
     static KDEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
         Regex::new(r"\b((?:sd|vd|xvd)[a-z]+|nvme[0-9]+n[0-9]+|(?:rbd|nbd|drbd|loop)[0-9]+|dm-[0-9]+)(?:p?[0-9]+)?\b")
             .expect("static regex")
     });
+    KDEV.captures_iter(line)
+        .map(|c| c.get(1).map_or("", |m| m.as_str()))
+}
+
+/// Whether a kernel line says the device was attached anew (a loop device set up on a file, a
+/// disk that appeared): what the kernel said under that name before was about another disk
+/// (loop and nbd numbers are reused at once). The kernel's words: block/genhd.c
+/// set_capacity_and_notify "%s: detected capacity change from %lld to %lld" (from 0: a device
+/// that was empty, as loop_configure leaves a loop device before its file's size is set),
+/// drivers/scsi/sd.c "Attached SCSI disk", drivers/block/rbd.c "%s: capacity %llu features",
+/// drivers/block/virtio_blk.c and sd.c "[%s] %llu %d-byte logical blocks" on a probe (a resize
+/// says "new size:" first).
+pub(crate) fn attached_anew(line: &str, device: &str) -> bool {
+    let base = disk_of(device);
+    if base.is_empty() {
+        return false;
+    }
+    let at = |needle: &str| line.find(needle);
+    if let Some(i) = at(&format!("{base}: detected capacity change from 0 to ")) {
+        return line[..i].ends_with(' ') || line[..i].ends_with(']') || i == 0;
+    }
+    if let Some(i) = at(&format!("[{base}] ")) {
+        let rest = &line[i + base.len() + 3..];
+        if rest.starts_with("Attached SCSI ") {
+            return true;
+        }
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(' ') && rest.contains("-byte logical blocks") {
+            return true;
+        }
+    }
+    at(&format!("rbd: {base}: capacity ")).is_some()
+}
+
+/// Whether a line names a device path (`/dev/sdc`) and none of them is the pod's device (or a
+/// partition of it).
+fn names_other_dev_path(line: &str, pod_device: Option<&str>) -> bool {
     let Some(dev) = pod_device else {
         return false;
     };
-    let base = dev.rsplit('/').next().unwrap_or(dev);
-    let mut named = KDEV
+    let mut named = DEV_PATH
         .captures_iter(line)
         .map(|c| c.get(1).map_or("", |m| m.as_str()))
         .peekable();
     if named.peek().is_none() {
         return false;
     }
-    !named.any(|d| base.starts_with(d))
+    !named.any(|d| d == dev || disk_of(d) == disk_of(dev))
 }
 
 /// Whether node `name` is shown to hold one of the pod's volumes: a VolumeAttachment there for
@@ -752,13 +997,15 @@ fn holds_volume(case: &Case, name: &str) -> bool {
     by_va || by_status || by_pod
 }
 
+/// A block device path in a message (`/dev/rbd0`, `/dev/mapper/x`).
+static DEV_PATH: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"(/dev/(?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop|longhorn/|mapper/)[A-Za-z0-9_./-]*[A-Za-z0-9])")
+        .expect("static regex")
+});
+
 /// The block device the pod's failure names (`/dev/rbd0`), from the messages (not from the
 /// node's kernel log, which names every device on the node).
 pub(crate) fn pod_device(case: &Case) -> Option<String> {
-    static DEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"(/dev/(?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop|longhorn/|mapper/)[A-Za-z0-9_./-]*[A-Za-z0-9])")
-            .expect("static regex")
-    });
     case.events
         .iter()
         .map(|e| e.message.as_str())
@@ -769,7 +1016,7 @@ pub(crate) fn pod_device(case: &Case) -> Option<String> {
                 .filter(|m| !m.label.starts_with(crate::model::KERNEL_LOG_LABEL))
                 .map(|m| m.text.as_str()),
         )
-        .find_map(|t| DEV.captures(t).map(|c| c[1].to_string()))
+        .find_map(|t| DEV_PATH.captures(t).map(|c| c[1].to_string()))
 }
 
 /// `nfsvers=4.1` / `vers=3` of the mount (the PV's options or the message's mount command).

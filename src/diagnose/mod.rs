@@ -90,6 +90,10 @@ pub struct Acc {
     pub ruled_out: Option<String>,
     /// The fact of the node or the cluster that settled it among its look-alikes, quoted.
     pub settled_by: Option<String>,
+    /// Causes this one is listed after (cause indices): a fact settled one of them and kept
+    /// this one as true too, but second (the helper missing on a kernel without the
+    /// filesystem).
+    pub after: Vec<usize>,
     /// Kinds of evidence from the objects as they are now (set by rules): a finding with some
     /// is not weakened for its messages' age.
     pub from_objects: bool,
@@ -411,12 +415,23 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
         }
     }
     // The node's kernel log names every device on the node: a line about another device than
-    // the pod's is not this pod's failure.
+    // the pod's (or about the pod's device before it held this disk, or about any block device
+    // when the pod has none) is not this pod's failure.
     let device = evidence::pod_device(case);
+    let kinds = evidence::case_kinds(case, &context::hints_from_case(case));
+    let kernel = case
+        .messages
+        .iter()
+        .filter(|m| m.label.starts_with(crate::model::KERNEL_LOG_LABEL))
+        .map(|m| m.text.as_str());
+    let mut kept = evidence::kernel_lines_kept(
+        kernel,
+        device.as_deref(),
+        !kinds.is_empty() && !kinds.contains("block"),
+    )
+    .into_iter();
     for m in &case.messages {
-        if m.label.starts_with(crate::model::KERNEL_LOG_LABEL)
-            && evidence::names_other_device(&m.text, device.as_deref())
-        {
+        if m.label.starts_with(crate::model::KERNEL_LOG_LABEL) && !kept.next().unwrap_or(true) {
             continue;
         }
         push(
@@ -1133,6 +1148,32 @@ fn fold_consequences(accs: &mut Accs) {
     }
 }
 
+/// A cause kept beside the one a fact settled comes after it: its confidence is put just under
+/// that cause's (chains too: the order is settled in a few passes).
+fn keep_after(list: &mut [Acc]) {
+    for _ in 0..list.len() {
+        let mut changed = false;
+        for i in 0..list.len() {
+            let cap = list[i]
+                .after
+                .iter()
+                .filter_map(|c| {
+                    list.iter()
+                        .find(|b| b.cause == *c && b.ruled_out.is_none())
+                        .map(|b| b.confidence)
+                })
+                .fold(f64::INFINITY, f64::min);
+            if cap.is_finite() && list[i].confidence > cap - 0.01 {
+                list[i].confidence = (cap - 0.01).max(0.0);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
 /// Merge, rank, and turn each accumulator into a finding; every step passes the safety check.
 fn finish(
     accs: Accs,
@@ -1161,6 +1202,7 @@ fn finish(
         let extra = a.origins.len().saturating_sub(1) as f64;
         a.confidence = (a.confidence + 0.04 * extra).min(0.99);
     }
+    keep_after(&mut list);
     // What the node's or the cluster's facts settled comes first, then by confidence.
     list.sort_by(|a, b| {
         b.settled_by

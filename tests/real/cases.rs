@@ -33,6 +33,9 @@ struct Case {
     what: String,
     want: Want,
     probe_node: bool,
+    /// With --probe-node: --probe-kernel-log too (CAP_SYSLOG: this node has
+    /// kernel.dmesg_restrict=1, so only then is the kernel's own line read).
+    kernel_log: bool,
     /// Text the evidence must quote (the real message's own words).
     quote: Option<&'static str>,
     /// Why it is not run on this node (a helper it needs missing is installed here, ...).
@@ -106,6 +109,29 @@ spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 64Mi}}}}
     )
 }
 
+/// Why this machine's kernel could mount `fs` (it knows it, or it can load modules), or None.
+fn kernel_can_mount(fs: &str) -> Option<String> {
+    let known = std::fs::read_to_string("/proc/filesystems").unwrap_or_default();
+    if known
+        .lines()
+        .any(|l| l.split_whitespace().last() == Some(fs))
+    {
+        return Some(format!("this kernel has {fs} (/proc/filesystems)"));
+    }
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let modules = format!("/lib/modules/{}", release.trim());
+    if Path::new(&modules).is_dir() {
+        return Some(format!("this kernel can load modules ({modules})"));
+    }
+    None
+}
+
+impl Case {
+    fn want_is(&self, cause: &str) -> bool {
+        matches!(self.want, Want::Cause(w) if w == cause)
+    }
+}
+
 fn on_path(tool: &str) -> Option<String> {
     for d in [
         "/sbin",
@@ -138,9 +164,15 @@ fn sh(args: &[&str]) -> String {
 
 /// A 64 MiB file under the run's work dir, attached to a free loop device; the device.
 fn loop_device(r: &Real, name: &str, fill: impl FnOnce(&Path)) -> String {
+    loop_device_of(r, name, 64 << 20, fill)
+}
+
+/// A sparse file of `size` bytes under the run's work dir, filled by `fill`, attached to a free
+/// loop device; the device.
+fn loop_device_of(r: &Real, name: &str, size: u64, fill: impl FnOnce(&Path)) -> String {
     let f = r.work.join(format!("{name}.img"));
     let file = std::fs::File::create(&f).expect("create the backing file");
-    file.set_len(64 << 20).expect("size the backing file");
+    file.set_len(size).expect("size the backing file");
     drop(file);
     fill(&f);
     let dev = sh(&["losetup", "-f", "--show", f.to_str().unwrap()]);
@@ -183,6 +215,40 @@ fn ext4_with_unknown_feature(f: &Path) {
     h.write_all(&v.to_le_bytes()).unwrap();
 }
 
+/// XFS needs 300 MiB at least (xfsprogs 6.x); the files are sparse.
+const XFS_SIZE: u64 = 300 << 20;
+
+fn mkfs_xfs(f: &Path) {
+    sh(&["mkfs.xfs", "-q", "-f", f.to_str().unwrap()]);
+}
+
+/// XFS with a read-only compatible feature bit no kernel knows (bit 31 of sb_features_ro_compat,
+/// set with xfs_db, which rewrites the superblock's CRC): the kernel refuses to mount it
+/// read-write ("Superblock has unknown read-only compatible features (0x80000000) enabled",
+/// linux fs/xfs/libxfs/xfs_sb.c xfs_validate_sb_write/xfs_sb_validate_v5_features), as with a
+/// filesystem made by a newer mkfs.xfs than the node's kernel. The event says only "wrong fs
+/// type, bad superblock"; XFS has no fsck step in the kubelet, so only the kernel log tells.
+fn xfs_with_unknown_ro_compat(f: &Path) {
+    mkfs_xfs(f);
+    let file = f.to_str().unwrap();
+    let now = sh(&[
+        "xfs_db",
+        "-r",
+        "-c",
+        "sb 0",
+        "-c",
+        "print features_ro_compat",
+        file,
+    ]);
+    let hex = now
+        .rsplit("0x")
+        .next()
+        .and_then(|h| u32::from_str_radix(h.trim(), 16).ok())
+        .unwrap_or_else(|| panic!("xfs_db printed {now:?}"));
+    let set = format!("write -d features_ro_compat {:#x}", hex | 0x8000_0000);
+    sh(&["xfs_db", "-x", "-c", "sb 0", "-c", &set, file]);
+}
+
 /// A DOS partition table (one Linux partition from sector 2048) and no filesystem on the whole
 /// device: a disk made from an image with partitions.
 fn dos_partition_table(f: &Path) {
@@ -207,6 +273,12 @@ fn dos_partition_table(f: &Path) {
 
 /// Undo the node-side fixtures of a run: its loop devices and the FlexVolume driver.
 pub fn node_cleanup(r: &Real) {
+    // What the run mounted on the node itself (the XFS original whose clone cannot mount).
+    if let Ok(m) = std::fs::read_to_string(r.work.join("mounts")) {
+        for dir in m.lines().filter(|d| !d.is_empty()) {
+            let _ = Command::new("umount").arg(dir).status();
+        }
+    }
     if let Ok(l) = std::fs::read_to_string(r.work.join("loops")) {
         for dev in l.lines().filter(|d| !d.is_empty()) {
             let _ = Command::new("losetup").args(["-d", dev]).status();
@@ -252,6 +324,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
             what,
             want,
             probe_node: false,
+            kernel_log: false,
             quote,
             skip: None,
         });
@@ -533,11 +606,37 @@ fn make_cases(r: &Real) -> Vec<Case> {
     let blank = loop_device(r, "blank", |_| {});
     let features = loop_device(r, "ext4-features", ext4_with_unknown_feature);
     let parted = loop_device(r, "partitioned", dos_partition_table);
-    for (name, dev, fs) in [
-        ("loop-btrfs-no-mkfs", &blank, "btrfs"),
-        ("loop-ext4-unknown-feature", &features, "ext4"),
-        ("loop-partitioned", &parted, "ext4"),
-    ] {
+    let mut loops = vec![
+        ("loop-btrfs-no-mkfs", blank.clone(), "btrfs"),
+        ("loop-ext4-unknown-feature", features.clone(), "ext4"),
+        ("loop-partitioned", parted.clone(), "ext4"),
+    ];
+    // XFS: a clone of a filesystem that is mounted on the node (same UUID), and one with a
+    // feature this kernel lacks. Only the kernel's log says which (`--probe-kernel-log`).
+    let xfs_tools = ["mkfs.xfs", "xfs_db"].iter().all(|t| on_path(t).is_some());
+    let mut xfs = None;
+    if xfs_tools {
+        let original = loop_device_of(r, "xfs-original", XFS_SIZE, mkfs_xfs);
+        let from = r.work.join("xfs-original.img");
+        let clone = loop_device_of(r, "xfs-clone", XFS_SIZE, |f| {
+            sh(&[
+                "cp",
+                "--sparse=always",
+                from.to_str().unwrap(),
+                f.to_str().unwrap(),
+            ]);
+        });
+        let holder = r.work.join("xfs-original");
+        std::fs::create_dir_all(&holder).expect("the original's mount point");
+        sh(&["mount", "-t", "xfs", &original, holder.to_str().unwrap()]);
+        std::fs::write(r.work.join("mounts"), format!("{}\n", holder.display()))
+            .expect("record the mount");
+        let ro_compat = loop_device_of(r, "xfs-ro-compat", XFS_SIZE, xfs_with_unknown_ro_compat);
+        loops.push(("loop-xfs-duplicate-uuid", clone.clone(), "xfs"));
+        loops.push(("loop-xfs-unknown-feature", ro_compat.clone(), "xfs"));
+        xfs = Some((original, clone, ro_compat));
+    }
+    for (name, dev, fs) in &loops {
         let pv_name = format!("{ns}-{name}");
         yaml += &pv(
             &pv_name,
@@ -576,6 +675,23 @@ fn make_cases(r: &Real) -> Vec<Case> {
         Want::Cause("block_fs_corrupt_or_unformatted"),
         Some("bad superblock on /dev/loop"),
     );
+    if let Some((original, clone, ro_compat)) = &xfs {
+        add(
+            "loop-xfs-duplicate-uuid",
+            format!("local PV on loop device {clone}: a copy of the XFS filesystem on {original}, which is mounted on the node (same UUID); the event says only \"wrong fs type, bad superblock\""),
+            Want::Open(&["block_fs_corrupt_or_unformatted", "xfs_duplicate_uuid"]),
+            Some("bad superblock on /dev/loop"),
+        );
+        add(
+            "loop-xfs-unknown-feature",
+            format!("local PV on loop device {ro_compat}: XFS with a read-only compatible feature bit this kernel lacks; the event says only \"wrong fs type, bad superblock\""),
+            Want::Open(&[
+                "block_fs_corrupt_or_unformatted",
+                "fs_features_unsupported_by_kernel",
+            ]),
+            Some("bad superblock on /dev/loop"),
+        );
+    }
 
     // subPath through a symlink out of the volume.
     let host = format!("/var/lib/volmnt-real/{ns}/subpath");
@@ -611,33 +727,65 @@ fn make_cases(r: &Real) -> Vec<Case> {
     );
 
     // The node evidence cases: the same pods, settled by what the probe reads on the node.
-    for (pod, want, what) in [
+    let mut probed = vec![
         (
             "loop-ext4-unknown-feature",
             "fs_features_unsupported_by_kernel",
+            false,
             "the same, with --probe-node: fsck's \"has unsupported feature(s)\" in the kubelet's log about the device",
         ),
         (
             "loop-partitioned",
             "partitioned_disk",
+            false,
             "the same, with --probe-node: \"Found a dos partition table in /dev/loopN\" in the kubelet's log",
         ),
         (
             "loop-btrfs-no-mkfs",
             "fs_helper_missing",
+            false,
             "the same, with --probe-node",
         ),
         (
             "local-path-missing",
             "local_path_missing",
+            false,
             "the same, with --probe-node",
         ),
-    ] {
+        (
+            "nfs-helper-missing",
+            "kernel_module_missing",
+            false,
+            "the same, with --probe-node: the kernel has no nfs and cannot load modules, so installing mount.nfs alone cannot help (it comes second)",
+        ),
+        (
+            "cifs-helper-missing",
+            "kernel_module_missing",
+            false,
+            "the same, with --probe-node: the kernel has no cifs and cannot load modules (the helper comes second)",
+        ),
+    ];
+    if xfs.is_some() {
+        probed.push((
+            "loop-xfs-duplicate-uuid",
+            "xfs_duplicate_uuid",
+            true,
+            "the same, with --probe-node --probe-kernel-log: \"XFS (loopN): Filesystem has duplicate UUID ... - can't mount\" in the kernel log",
+        ));
+        probed.push((
+            "loop-xfs-unknown-feature",
+            "fs_features_unsupported_by_kernel",
+            true,
+            "the same, with --probe-node --probe-kernel-log: \"Superblock has unknown read-only compatible features (0x80000000) enabled\" in the kernel log",
+        ));
+    }
+    for (pod, want, kernel_log, what) in probed {
         cases.push(Case {
             pod: pod.to_string(),
             what: what.into(),
             want: Want::Cause(want),
             probe_node: true,
+            kernel_log,
             quote: None,
             skip: None,
         });
@@ -654,6 +802,17 @@ fn make_cases(r: &Real) -> Vec<Case> {
         };
         if let Some(p) = need_absent.iter().find_map(|t| on_path(t)) {
             c.skip = Some(format!("{p} is installed on this node"));
+        }
+        // The kernel-module cases need a kernel without the filesystem that cannot load it.
+        if c.probe_node && c.want_is("kernel_module_missing") {
+            let fs = if c.pod.starts_with("nfs") {
+                "nfs"
+            } else {
+                "cifs"
+            };
+            if let Some(why) = kernel_can_mount(fs) {
+                c.skip = Some(why);
+            }
         }
     }
 
@@ -672,21 +831,17 @@ fn make_cases(r: &Real) -> Vec<Case> {
         format!("pv/{ns}-later"),
         format!("pv/{csi_pv}"),
         format!("pv/{attach_pv}"),
-        format!("pv/{ns}-loop-btrfs-no-mkfs"),
-        format!("pv/{ns}-loop-ext4-unknown-feature"),
-        format!("pv/{ns}-loop-partitioned"),
         format!("csidriver/{unregistered}"),
     ] {
         r.owns(&o);
     }
+    for (name, _, _) in &loops {
+        r.owns(&format!("pv/{ns}-{name}"));
+    }
     r.bind("local-missing", &local_missing);
     r.bind("csi-unregistered", &csi_pv);
     r.bind("csi-attach", &attach_pv);
-    for name in [
-        "loop-btrfs-no-mkfs",
-        "loop-ext4-unknown-feature",
-        "loop-partitioned",
-    ] {
+    for (name, _, _) in &loops {
         r.bind(name, &format!("{ns}-{name}"));
     }
     cases
@@ -740,12 +895,27 @@ fn check(r: &Real, c: &Case) -> Row {
     if c.probe_node {
         args.push("--probe-node");
     }
+    if c.kernel_log {
+        args.push("--probe-kernel-log");
+    }
+    // What the probe saw is kept, as an operator's `--save` keeps it: fixtures/real/ holds such
+    // saves, replayed offline by tests/real_captures.rs.
+    let save = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("real-saves")
+        .join(&r.ns)
+        .join(&c.pod)
+        .to_string_lossy()
+        .into_owned();
+    if c.probe_node {
+        let _ = std::fs::remove_dir_all(&save);
+        args.extend(["--save", save.as_str()]);
+    }
     let out = r.volmnt(&args);
     out.assert_no_panic();
-    let case = if c.probe_node {
-        format!("{} --probe-node", c.pod)
-    } else {
-        c.pod.clone()
+    let case = match (c.probe_node, c.kernel_log) {
+        (true, true) => format!("{} --probe-node --probe-kernel-log", c.pod),
+        (true, false) => format!("{} --probe-node", c.pod),
+        _ => c.pod.clone(),
     };
     let want = match &c.want {
         Want::Cause(w) => format!("{w} (exit 1)"),
