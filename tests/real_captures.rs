@@ -163,7 +163,15 @@ fn issue_19_an_in_tree_iscsi_volume_without_iscsiadm_installs_the_initiator() {
 /// (tests/real/cases.rs) and replayed here: the save keeps the probe's facts, so the replay
 /// gives the live run's verdict and confidence (the live figures are in fixtures/real/README.md).
 /// `(dir, pod, cause settled, confidence at least, words of the fact that settled it, second)`.
-const PROBED: &[(&str, &str, &str, f64, &str, Option<&str>)] = &[
+type Probed = (
+    &'static str,
+    &'static str,
+    &'static str,
+    f64,
+    &'static str,
+    Option<&'static str>,
+);
+const PROBED: &[Probed] = &[
     (
         "real/probe-loop-xfs-duplicate-uuid",
         "loop-xfs-duplicate-uuid",
@@ -263,12 +271,17 @@ fn issue_18_a_device_missing_from_blkids_cache_is_not_an_empty_one() {
     );
     let doc = replay("loop-xfs-duplicate-uuid", &[&path]);
     assert!(
-        !doc["ruled_out"].to_string().contains("holds no filesystem signature"),
+        !doc["ruled_out"]
+            .to_string()
+            .contains("holds no filesystem signature"),
         "{:#}",
         doc["ruled_out"]
     );
     assert!(
-        doc["verdict"].as_str().unwrap().contains("settled by kernel log"),
+        doc["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("settled by kernel log"),
         "{doc:#}"
     );
 }

@@ -1065,6 +1065,28 @@ mod tests {
         }
     }
 
+    /// A loop number is reused at once: what the kernel said of loop5 before `loop5: detected
+    /// capacity change from 0 to ...` was about the disk that had the name then; a line about
+    /// another device is never the pod's; with no block volume, no device line is.
+    #[test]
+    fn kernel_lines_about_a_reused_device_name_before_it_was_attached_are_dropped() {
+        let lines = [
+            "[10.0] EXT4-fs (loop5): VFS: Can't find ext4 filesystem",
+            "[11.0] loop5: detected capacity change from 0 to 614400",
+            "[12.0] XFS (loop5): Superblock has unknown read-only compatible features (0x80000000) enabled.",
+            "[13.0] XFS (loop6): Filesystem has duplicate UUID 65a8888f-bc89-4bec-bcb3-cb463494f828 - can't mount",
+            "[14.0] nfs: server 10.0.0.1 not responding",
+        ];
+        let kept = kernel_lines_kept(lines.iter().copied(), Some("/dev/loop5"), false);
+        // (The attach line itself goes too: it is no failure.)
+        assert_eq!(kept, [false, false, true, false, true]);
+        // The pod's volumes are all NFS: no line about a block device is about it.
+        let kept = kernel_lines_kept(lines.iter().copied(), None, true);
+        assert_eq!(kept, [false, false, false, false, true]);
+        assert!(attached_anew(lines[1], "/dev/loop5"));
+        assert!(!attached_anew(lines[1], "/dev/loop50"));
+    }
+
     const WRONG_FS: &str = "MountVolume.MountDevice failed for volume \"pvc-1\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t xfs -o defaults /dev/rbd1 /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: wrong fs type, bad option, bad superblock on /dev/rbd1, missing codepage or helper program, or other error.";
 
     #[test]
