@@ -315,3 +315,108 @@ fn the_ring_buffer_is_read_in_a_pod_only_when_asked() {
         .iter()
         .all(|l| volmnt::parse::transcripts::is_storage_kernel_line(l)));
 }
+
+/// Issue 18: a symptom nothing explains ("timed out waiting for the condition", repeated for
+/// hours after the message that said why expired) names the usual causes for the kind of storage
+/// failing, with the read-only check that settles each, below the symptom, and says so in the
+/// verdict; a suspect gets no Fix in the text report before its check.
+#[test]
+fn issue_18_a_symptom_nothing_explains_names_its_suspects_with_their_checks() {
+    const DESCRIBE: &str = "Name:             web-0
+Namespace:        shop
+Node:             node-3/10.0.0.13
+Status:           Pending
+Containers:
+  app:
+    Image:          nginx:1.27
+    State:          Waiting
+      Reason:       ContainerCreating
+Volumes:
+  data:
+    Type:      NFS (an NFS mount that lasts the lifetime of a pod)
+    Server:    10.0.0.50
+    Path:      /exports/web
+    ReadOnly:  false
+Events:
+  Type     Reason       Age                  From     Message
+  ----     ------       ----                 ----     -------
+  Warning  FailedMount  2m (x40 over 3h)     kubelet  Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition
+";
+    let out = crate::util::run_stdin(
+        &["doctor", "pod", "--from-file", "-", "-o", "json"],
+        DESCRIBE.as_bytes(),
+    );
+    out.assert_no_panic();
+    let doc = out.json();
+    crate::util::assert_valid(&doc);
+    assert_eq!(doc["status"], "inconclusive", "{doc:#}");
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings[0]["cause"], "mount_timeout", "{doc:#}");
+    assert!(findings[0]["suspect"].is_null());
+    let suspects: Vec<&str> = findings
+        .iter()
+        .filter(|f| !f["suspect"].is_null())
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        suspects,
+        [
+            "nfs_server_unreachable",
+            "nfs_version_unsupported",
+            "nfs_statd_missing"
+        ],
+        "{doc:#}"
+    );
+    for f in findings.iter().skip(1) {
+        assert!(
+            f["confidence"].as_f64().unwrap() < findings[0]["confidence"].as_f64().unwrap(),
+            "a suspect stays under the symptom: {f:#}"
+        );
+        // Each has a read-only check that can be pasted with the names the case gives.
+        let check = f["confirm"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == "check" && s["command"].is_string())
+            .unwrap_or_else(|| panic!("no check for {}", f["cause"]));
+        assert_eq!(check["destructive"], false);
+        let c = check["command"].as_str().unwrap();
+        assert!(!c.contains("SERVER") && !c.contains("<"), "{c}");
+    }
+    let verdict = doc["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("the usual ones to check: nfs_server_unreachable, nfs_version_unsupported, nfs_statd_missing"),
+        "{verdict}"
+    );
+    // The text report: the checks are listed, the suspects' fixes are not.
+    let text = crate::util::run_stdin(&["doctor", "pod", "--from-file", "-"], DESCRIBE.as_bytes());
+    let t = &text.stdout;
+    assert!(t.contains("To tell them apart (cheapest first)"), "{t}");
+    assert!(t.contains("timeout 10 rpcinfo -s 10.0.0.50"), "{t}");
+    assert!(!t.contains("Make the server reachable from node-3"), "{t}");
+}
+
+/// Issue 18: with no kind of storage known, a bare timeout names no suspects (nothing to say
+/// which are usual), and a finding that names a cause leaves no room for suspects.
+#[test]
+fn issue_18_suspects_only_where_the_kind_is_known_and_nothing_names_a_cause() {
+    let out = crate::util::run(&[
+        "explain",
+        "-o",
+        "json",
+        "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition",
+    ]);
+    let d = out.json();
+    let f = d["messages"][0]["findings"].as_array().unwrap();
+    assert!(f.iter().all(|f| f["suspect"].is_null()), "{d:#}");
+    let out = crate::util::run(&[
+        "explain",
+        "-o",
+        "json",
+        "MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.0.0.50:/exports/web /var/lib/kubelet/pods/1/volumes/kubernetes.io~nfs/data Output: mount.nfs: access denied by server while mounting 10.0.0.50:/exports/web",
+    ]);
+    let d = out.json();
+    let f = d["messages"][0]["findings"].as_array().unwrap();
+    assert_eq!(f[0]["cause"], "nfs_access_denied", "{d:#}");
+    assert!(f.iter().all(|f| f["suspect"].is_null()), "{d:#}");
+}

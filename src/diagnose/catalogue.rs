@@ -259,6 +259,8 @@ struct Knowledge {
     causes: Vec<CauseDef>,
     #[serde(default)]
     evidence: Vec<super::evidence::EvidenceRule>,
+    #[serde(default)]
+    suspects: Vec<super::evidence::SuspectRule>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -686,6 +688,8 @@ pub struct Catalogue {
     pub os: OsKnowledge,
     /// The differential: facts of the node and the cluster that tell look-alike causes apart.
     pub evidence: Vec<super::evidence::EvidenceRule>,
+    /// The differential's candidates for a symptom nothing explains (`suspects:`).
+    pub suspects: Vec<super::evidence::SuspectRule>,
     pub mount_options: BTreeMap<String, Vec<String>>,
     pub plugin_families: BTreeMap<String, FsFamily>,
     pub csi_driver_families: Vec<(Regex, FsFamily)>,
@@ -868,8 +872,10 @@ impl Catalogue {
         let ids: std::collections::BTreeSet<&str> =
             k.causes.iter().map(|c| c.id.as_str()).collect();
         super::evidence::check(&k.evidence, &ids)?;
+        super::evidence::check_suspects(&k.suspects, &k.causes)?;
         Ok(Catalogue {
             evidence: k.evidence,
+            suspects: k.suspects,
             causes: k.causes,
             patterns,
             set,
@@ -957,6 +963,10 @@ mod tests {
         assert_eq!(
             format!("{:?}", from_yaml.evidence),
             format!("{:?}", built.evidence)
+        );
+        assert_eq!(
+            format!("{:?}", from_yaml.suspects),
+            format!("{:?}", built.suspects)
         );
         assert_eq!(from_yaml.patterns.len(), built.patterns.len());
         let regexes: Vec<String> = from_yaml

@@ -149,6 +149,136 @@ struct Found {
     text: String,
 }
 
+/// `suspects:` the causes a symptom can stand for when nothing names one. A repeated symptom
+/// outlives the messages that said why (events expire after an hour; kubelet's "timed out
+/// waiting for the condition" or a bare "exit status 32" repeats for days): the usual causes
+/// behind it, for the kind of storage failing, are offered as candidates with the checks that
+/// settle them, below the symptom, and the evidence rules can then settle or rule them out.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspectRule {
+    /// The symptom causes it applies to (each `symptom: true`).
+    #[serde(rename = "for")]
+    pub for_causes: Vec<String>,
+    /// The kinds of storage failing (as in `evidence:`); empty: any, and a case whose kind
+    /// cannot be told.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// The candidates, the likeliest first.
+    pub causes: Vec<String>,
+    /// Why they are suspects, in one sentence for the report.
+    pub why: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// Most suspects offered for one case (the ranking table stays short).
+const MAX_SUSPECTS: usize = 3;
+
+/// Check the `suspects:` rules against the causes.
+pub fn check_suspects(
+    rules: &[SuspectRule],
+    causes: &[super::catalogue::CauseDef],
+) -> Result<(), String> {
+    for r in rules {
+        for c in &r.for_causes {
+            match causes.iter().find(|d| d.id == *c) {
+                Some(d) if d.symptom => {}
+                Some(_) => return Err(format!("suspects for {c}: {c} is not a symptom")),
+                None => return Err(format!("suspects: unknown cause {c}")),
+            }
+        }
+        for c in &r.causes {
+            match causes.iter().find(|d| d.id == *c) {
+                Some(d) if !d.symptom => {}
+                Some(_) => return Err(format!("suspects: {c} is a symptom, not a cause")),
+                None => return Err(format!("suspects: unknown cause {c}")),
+            }
+        }
+        if r.sources.is_empty() {
+            return Err(format!("suspects for {:?}: no sources", r.for_causes));
+        }
+    }
+    Ok(())
+}
+
+/// Offer the suspects of the symptoms found when every live finding is a symptom (nothing
+/// names a cause yet). They come in under the symptom, copy its context (the names its steps
+/// need), and fold nothing under them: they are candidates, not findings.
+pub fn apply_suspects(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
+    let _ = case;
+    let cat = catalogue();
+    let live: Vec<&super::Acc> = accs.list.iter().filter(|a| a.ruled_out.is_none()).collect();
+    if live.is_empty() || live.iter().any(|a| !a.symptom) {
+        return;
+    }
+    let Some(top) = live
+        .iter()
+        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+    else {
+        return;
+    };
+    let (top_conf, top_cause) = (top.confidence, top.cause);
+    let (ctx, vars) = (top.ctx.clone(), top.vars.clone());
+    let symptoms: Vec<&str> = live
+        .iter()
+        .map(|a| cat.causes[a.cause].id.as_str())
+        .collect();
+    let kinds = kinds_of(hints, accs);
+    // The rules for this kind of storage first, then those for any.
+    let mut picked: Vec<(&str, &str)> = Vec::new();
+    for specific in [true, false] {
+        for rule in &cat.suspects {
+            if rule.kinds.is_empty() == specific
+                || !rule
+                    .for_causes
+                    .iter()
+                    .any(|c| symptoms.contains(&c.as_str()))
+            {
+                continue;
+            }
+            if specific && !rule.kinds.iter().any(|k| kinds.contains(k.as_str())) {
+                continue;
+            }
+            for c in &rule.causes {
+                if !picked.iter().any(|(p, _)| p == c) {
+                    picked.push((c.as_str(), rule.why.as_str()));
+                }
+            }
+        }
+    }
+    let base = (top_conf - 0.05).clamp(0.1, 0.3);
+    let mut offered = 0;
+    for (c, why) in picked {
+        if offered == MAX_SUSPECTS {
+            break;
+        }
+        // Already ruled out, or already there: nothing to offer.
+        if accs.has(c) {
+            continue;
+        }
+        let conf = base - 0.02 * offered as f64;
+        let a = accs.entry(c, conf);
+        a.suspect = Some(why.to_string());
+        if a.ctx.is_none() {
+            a.ctx = ctx.clone();
+        }
+        for (k, v) in &vars {
+            a.vars.entry(k).or_insert_with(|| v.clone());
+        }
+        offered += 1;
+    }
+    // A second symptom says no more than the first: the candidates to check come before it.
+    if offered > 0 {
+        let floor = base - 0.02 * offered as f64;
+        for a in accs.list.iter_mut() {
+            if a.symptom && a.cause != top_cause && a.confidence > floor {
+                a.confidence = floor.max(0.05);
+            }
+        }
+    }
+}
+
 /// The differential as one of the correlation rules (`rules::RULES`).
 pub fn apply_rule(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
     apply(case, hints, accs);
@@ -187,6 +317,7 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
             crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
         if let Some(c) = &rule.settles {
             let a = accs.entry(c, 0.96);
+            a.suspect = None;
             if a.confidence < 0.96 {
                 a.confidence = 0.96;
             }
@@ -222,6 +353,7 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
             let to = rule.to.unwrap_or(0.85);
             {
                 let a = accs.entry(c, to);
+                a.suspect = None;
                 if a.ruled_out.is_none() && a.confidence < to {
                     a.confidence = to;
                 }
@@ -1063,6 +1195,32 @@ mod tests {
             count: Some(5),
             ..Event::default()
         }
+    }
+
+    /// `suspects:` names a symptom it applies to and real causes to offer, each sourced.
+    #[test]
+    fn suspect_rules_are_checked_against_the_causes() {
+        let causes = &catalogue().causes;
+        let rule = |for_c: &str, c: &str, sources: Vec<String>| SuspectRule {
+            for_causes: vec![for_c.into()],
+            kinds: vec![],
+            causes: vec![c.into()],
+            why: "x".into(),
+            sources,
+        };
+        let src = || vec!["a source".to_string()];
+        assert!(check_suspects(&[rule("mount_timeout", "attach_timeout", src())], causes).is_ok());
+        let e = check_suspects(&[rule("mount_timeout", "mount_failed", src())], causes);
+        assert!(e.unwrap_err().contains("is a symptom"));
+        let e = check_suspects(
+            &[rule("nfs_client_missing", "attach_timeout", src())],
+            causes,
+        );
+        assert!(e.unwrap_err().contains("is not a symptom"));
+        let e = check_suspects(&[rule("mount_timeout", "no_such", src())], causes);
+        assert!(e.unwrap_err().contains("unknown cause"));
+        let e = check_suspects(&[rule("mount_timeout", "attach_timeout", vec![])], causes);
+        assert!(e.unwrap_err().contains("no sources"));
     }
 
     /// A loop number is reused at once: what the kernel said of loop5 before `loop5: detected

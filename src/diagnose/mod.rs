@@ -103,6 +103,9 @@ pub struct Acc {
     pub vars: BTreeMap<&'static str, String>,
     /// Only offered as a look-alike of this cause (no message matched it directly).
     pub lookalike_of: Option<usize>,
+    /// Only offered as a suspect behind a symptom nothing explains (knowledge.yaml
+    /// `suspects:`), with why; cleared when a fact supports or settles it.
+    pub suspect: Option<String>,
 }
 
 /// Most evidence lines one finding keeps (the rest only repeat them).
@@ -1069,19 +1072,19 @@ fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
 /// Messages that only say "timed out waiting for volumes" support the real cause when one is
 /// known; alone they stay as a finding of their own (an inconclusive one).
 fn fold_symptoms(accs: &mut Accs) {
-    // A cause the evidence ruled out explains nothing: symptoms stay on their own then.
+    // A cause the evidence ruled out explains nothing: symptoms stay on their own then. Nor
+    // does a suspect nothing supports: it is a candidate to check, not an explanation.
     if !accs
         .list
         .iter()
-        .any(|a| !a.symptom && a.ruled_out.is_none())
+        .any(|a| !a.symptom && a.ruled_out.is_none() && a.suspect.is_none())
     {
         return;
     }
     let (symptoms, mut causes): (Vec<Acc>, Vec<Acc>) = accs.list.drain(..).partition(|a| a.symptom);
     causes.sort_by(|a, b| {
-        a.ruled_out
-            .is_some()
-            .cmp(&b.ruled_out.is_some())
+        (a.ruled_out.is_some() || a.suspect.is_some())
+            .cmp(&(b.ruled_out.is_some() || b.suspect.is_some()))
             .then(b.confidence.total_cmp(&a.confidence))
     });
     if let Some(top) = causes.first_mut() {
@@ -1121,14 +1124,18 @@ fn fold_symptoms(accs: &mut Accs) {
 fn fold_consequences(accs: &mut Accs) {
     let cat = catalogue();
     loop {
+        // A suspect neither folds under a finding nor takes one under it: nothing said it.
         let pair = accs.list.iter().enumerate().find_map(|(i, a)| {
+            if a.suspect.is_some() {
+                return None;
+            }
             let def = &cat.causes[a.cause];
             def.consequence_of.iter().find_map(|root| {
                 let ri = cat.cause_index(root)?;
                 let j = accs
                     .list
                     .iter()
-                    .position(|b| b.cause == ri && b.ruled_out.is_none())?;
+                    .position(|b| b.cause == ri && b.ruled_out.is_none() && b.suspect.is_none())?;
                 (j != i).then_some((i, j))
             })
         });
@@ -1227,6 +1234,12 @@ fn finish(
                 e.text = clip(&e.text, 600);
                 e
             }));
+            if let Some(why) = &a.suspect {
+                evidence.push(Evidence::fact(
+                    "knowledge",
+                    format!("a suspect: no message or fact names it yet. {why}"),
+                ));
+            }
             if let Some(of) = a.lookalike_of {
                 evidence.push(Evidence::fact(
                     "knowledge",
@@ -1253,6 +1266,7 @@ fn finish(
                 consequences: a.consequences.clone(),
                 volume: vars.get("volume").cloned(),
                 settled_by: a.settled_by.clone(),
+                suspect: a.suspect.clone(),
             }
         })
         .collect()
@@ -1335,6 +1349,7 @@ fn unknown_finding(
         consequences: Vec::new(),
         volume: None,
         settled_by: None,
+        suspect: None,
     }
 }
 
@@ -1410,15 +1425,19 @@ fn verdict(
             f.confidence
         ),
         Some(f) if diagnosis == Diagnosis::Inconclusive && f.confidence >= 0.3 => format!(
-            "{who}{on} is stuck on a volume, but the input only says that {} ({}, confidence {:.2}), not why: read what the steps name next",
+            "{who}{on} is stuck on a volume, but the input only says that {} ({}, confidence {:.2}), not why: {}",
             lowercase_first(&f.title),
             f.cause,
-            f.confidence
+            f.confidence,
+            suspects_clause(findings).unwrap_or_else(|| "read what the steps name next".into())
         ),
         // Everything was weakened (e.g. the node probe ruled the message's cause out).
         Some(f) if f.confidence < 0.3 => format!(
-            "{who}{on} is stuck on a volume, but no cause is likely; best remaining guess: {} ({}, confidence {:.2}); see the evidence",
-            f.title, f.cause, f.confidence
+            "{who}{on} is stuck on a volume, but no cause is likely; best remaining guess: {} ({}, confidence {:.2}); {}",
+            f.title,
+            f.cause,
+            f.confidence,
+            suspects_clause(findings).unwrap_or_else(|| "see the evidence".into())
         ),
         Some(f) => {
             let mut v = format!(
@@ -1444,6 +1463,22 @@ fn verdict(
             v
         }
     }
+}
+
+/// "nothing settles it yet; suspects: a, b (the checks below tell them apart)", when the
+/// findings offer suspects.
+fn suspects_clause(findings: &[Finding]) -> Option<String> {
+    let s: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.suspect.is_some())
+        .map(|f| f.cause.as_str())
+        .collect();
+    (!s.is_empty()).then(|| {
+        format!(
+            "nothing names the cause yet; the usual ones to check: {} (the checks below tell them apart)",
+            s.join(", ")
+        )
+    })
 }
 
 /// Shorten a quote to `max` bytes at a char boundary.

@@ -224,6 +224,9 @@ pub struct Finding {
     /// message can mean (`kernel log on node-3 (node probe): XFS (rbd0): Filesystem has
     /// duplicate UUID ...`); `null` when nothing beyond the message has.
     pub settled_by: Option<String>,
+    /// Offered as a suspect behind a symptom nothing explains (no message or fact names it;
+    /// the usual causes of that symptom for this kind of storage), with why; `null` otherwise.
+    pub suspect: Option<String>,
 }
 
 /// What the report is about.

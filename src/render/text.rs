@@ -145,9 +145,28 @@ pub fn report(r: &Report, style: Style) -> String {
     }
     // A step several findings share (restarting the pod, a lookup) is printed once.
     let mut shown = std::collections::HashSet::new();
+    let mut suspect_first: std::collections::HashMap<String, usize> = Default::default();
     for (i, f) in r.findings.iter().enumerate() {
         out.push('\n');
-        finding(i + 1, f, i < DETAILED, &p, style, w, &mut shown, &mut out);
+        // A suspect gets one paragraph: its check is in the list above, and why it is a
+        // suspect is said once for those that share it.
+        let detailed = i < DETAILED && f.suspect.is_none();
+        let mut f = std::borrow::Cow::Borrowed(f);
+        if let Some(why) = f.suspect.clone() {
+            match suspect_first.get(&why) {
+                Some(n) => {
+                    let line = format!("a suspect, for the reason given under {n}.");
+                    let g = f.to_mut();
+                    for e in g.evidence.iter_mut().filter(|e| e.ends_with(why.as_str())) {
+                        *e = line.clone();
+                    }
+                }
+                None => {
+                    suspect_first.insert(why, i + 1);
+                }
+            }
+        }
+        finding(i + 1, &f, detailed, &p, style, w, &mut shown, &mut out);
     }
     if !r.ruled_out.is_empty() {
         if style.verbose {
@@ -380,7 +399,8 @@ fn finding(
         out.push_str(&format!("   {}\n", p.bold("Confirm")));
         steps(&f.confirm, false, p, w, shown, out);
     }
-    if !f.remediation.is_empty() {
+    // A suspect's fix waits for its check (in "To tell them apart"); -o json has it.
+    if !f.remediation.is_empty() && f.suspect.is_none() {
         out.push_str(&format!("   {}\n", p.bold("Fix")));
         steps(&f.remediation, true, p, w, shown, out);
     }

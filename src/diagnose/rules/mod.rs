@@ -37,6 +37,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("present_state", present_state::apply),
     // What the node itself shows outweighs what messages suggest.
     ("node_facts", node_facts::apply),
+    // The candidates behind a symptom nothing explains, for the differential to settle.
+    ("suspects", crate::diagnose::evidence::apply_suspects),
     // Last: the differential of knowledge.yaml's `evidence:` (facts that settle, support or
     // rule out the causes a message can mean).
     ("evidence", crate::diagnose::evidence::apply_rule),
