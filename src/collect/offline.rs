@@ -992,8 +992,14 @@ fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<Strin
 /// JSON, or a YAML mapping/sequence (not plain prose that YAML would read as a string).
 /// Prose such as `mount: wrong fs type, ...` is a one-key YAML mapping, so ask for more.
 fn looks_structured(t: &str) -> bool {
-    if t.starts_with('{') || t.starts_with('[') {
+    if t.starts_with('{') {
         return true;
+    }
+    // A JSON or YAML list; not a log whose lines start with a bracket (`kubectl logs --prefix`:
+    // `[pod/NAME/CONTAINER] ...`, `[2026-11-20 10:30:00] ...`).
+    if t.starts_with('[') {
+        return serde_json::from_str::<serde_json::Value>(t).is_ok()
+            || serde_yaml::from_str::<serde_yaml::Value>(t).is_ok_and(|v| v.is_sequence());
     }
     match serde_yaml::from_str::<serde_yaml::Value>(t) {
         // Keys of real YAML are words (`kind`, `spec`, `node-name`); prose read as YAML has

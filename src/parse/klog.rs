@@ -40,7 +40,7 @@ pub fn looks_like_klog(text: &str) -> bool {
     // same journal/syslog stream count (other daemons' lines, a pasted prompt do not).
     let strangers = sample[..first]
         .iter()
-        .filter(|l| log_prefix(l).is_none())
+        .filter(|l| log_prefix(l).is_none() && kubectl_prefix(l).is_none())
         .count();
     strangers * 2 <= sample.len()
 }
@@ -112,6 +112,14 @@ pub fn parse_klog_prefiltered<'a>(
                 // stream continues the entry, any other program's line ends it.
                 match current.as_mut() {
                     Some(e) if e.same_stream(&prefix) => e.append(rest),
+                    // `kubectl logs --timestamps` stamps every line, continuations too, and a
+                    // continuation can read like a syslog `host ident: ` behind the stamp
+                    // ("Mounting command: mount", "Output: mount.nfs: ..."): after an entry
+                    // stamped alone, a stamped line that starts no entry continues it.
+                    Some(e) if e.stamped_alone() => match after_stamp(line) {
+                        Some(text) => e.append(text),
+                        None => finish(current.take(), &mut out, &mut keep, &mut spare),
+                    },
                     _ => finish(current.take(), &mut out, &mut keep, &mut spare),
                 }
             }
@@ -212,7 +220,7 @@ fn classify(line: &str) -> Kind<'_> {
     }
     // A klog-looking text further into a line counts only right behind a known prefix: a
     // message quoting another log line must not split the entry.
-    match log_prefix(line) {
+    match log_prefix(line).or_else(|| kubectl_prefix(line)) {
         Some((prefix, rest)) => match header(rest) {
             Some(h) => Kind::Entry(h, Some(prefix)),
             None => Kind::PrefixedText(prefix, rest),
@@ -222,6 +230,24 @@ fn classify(line: &str) -> Kind<'_> {
             None => Kind::Plain,
         },
     }
+}
+
+/// `kubectl logs --prefix` (with `--all-containers` or a selector): `[pod/NAME/CONTAINER] `
+/// before every line (kubectl's logs.go prefixes `[<kind>/<name>/<container>] `). The
+/// container is the stream: a line of another container ends an entry.
+fn kubectl_prefix(line: &str) -> Option<(Prefix<'_>, &str)> {
+    let inner = line.strip_prefix("[pod/")?;
+    let end = inner.get(..inner.len().min(300))?.find("] ")?;
+    let head = &line[1..end + 5];
+    (!head.contains(char::is_whitespace)).then(|| {
+        (
+            Prefix {
+                host: None,
+                ident: Some(head),
+            },
+            &line[end + 7..],
+        )
+    })
 }
 
 /// The line after a log viewer's own time column (`Thu, Apr 6 2023 2:38:39 pm | I0406 ...`, as
@@ -357,6 +383,20 @@ fn log_prefix(line: &str) -> Option<(Prefix<'_>, &str)> {
     Some((prefix, line.get(end..)?))
 }
 
+/// The text behind an RFC 3339 stamp in UTC (`2026-11-20T10:30:00.123456789Z `), as `kubectl
+/// logs --timestamps` writes it before every line.
+fn after_stamp(line: &str) -> Option<&str> {
+    let (head, rest) = line.split_once(' ')?;
+    let b = head.as_bytes();
+    let stamp = b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && head.ends_with('Z')
+        && b[..4].iter().all(u8::is_ascii_digit);
+    stamp.then_some(rest)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Entries across lines
 
@@ -378,6 +418,12 @@ impl<'a> Entry<'a> {
             stream: prefix,
             truncated,
         }
+    }
+
+    /// Its prefix was a timestamp alone (`kubectl logs --timestamps`).
+    fn stamped_alone(&self) -> bool {
+        self.stream
+            .is_some_and(|s| s.host.is_none() && s.ident.is_none())
     }
 
     fn same_stream(&self, prefix: &Prefix<'_>) -> bool {
@@ -435,6 +481,49 @@ fn capped(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `kubectl logs --prefix --all-containers` of a node plugin: the container's prefix on
+    /// every line; its continuation lines stay with its entry, another container's line ends it.
+    #[test]
+    fn kubectl_prefixed_lines_are_read_per_container() {
+        let text = "[pod/csi-nfs-node-7xk2p/nfs] E1120 10:30:00.123456       1 utils.go:111] GRPC error: mount failed: exit status 32
+[pod/csi-nfs-node-7xk2p/nfs] Mounting command: mount
+[pod/csi-nfs-node-7xk2p/nfs] Output: mount.nfs: access denied by server while mounting 10.0.0.5:/data
+[pod/csi-nfs-node-7xk2p/liveness-probe] I1120 10:30:01.000000       1 main.go:149] calling CSI driver
+[pod/csi-nfs-node-7xk2p/liveness-probe] some line of its own
+";
+        assert!(looks_like_klog(text));
+        let l = parse_klog(text);
+        assert_eq!(l.len(), 2, "{l:#?}");
+        assert_eq!(
+            l[0].message,
+            "GRPC error: mount failed: exit status 32\nMounting command: mount\nOutput: mount.nfs: access denied by server while mounting 10.0.0.5:/data"
+        );
+        assert_eq!(l[1].message, "calling CSI driver\nsome line of its own");
+    }
+
+    /// `kubectl logs --timestamps` of a CSI node plugin: every line stamped, and mount's lines
+    /// ("Mounting command: mount", "Output: mount.nfs: ...") read like a syslog prefix behind
+    /// the stamp; they continue the entry.
+    #[test]
+    fn stamped_continuation_lines_stay_with_their_entry() {
+        let text = "2026-11-20T10:30:00.123456789Z E1120 10:30:00.123456       1 utils.go:111] GRPC error: rpc error: code = Internal desc = mount failed: exit status 32
+2026-11-20T10:30:00.123556789Z Mounting command: mount
+2026-11-20T10:30:00.123656789Z Mounting arguments: -t nfs 10.0.0.5:/data /mnt/x
+2026-11-20T10:30:00.123756789Z Output: mount.nfs: Connection timed out
+2026-11-20T10:30:01.000000000Z I1120 10:30:01.000000       1 utils.go:100] GRPC call: /csi.v1.Node/NodeGetCapabilities
+";
+        let l = parse_klog(text);
+        assert_eq!(l.len(), 2, "{l:#?}");
+        assert!(
+            l[0].message
+                .ends_with("Output: mount.nfs: Connection timed out"),
+            "{}",
+            l[0].message
+        );
+        assert!(l[0].message.contains("\nMounting arguments: -t nfs"));
+        assert_eq!(l[1].location.as_deref(), Some("utils.go:100"));
+    }
 
     const SEED: &str = include_str!("../../fixtures/seed/rbd-kubelet.log");
 
