@@ -420,3 +420,68 @@ fn issue_18_suspects_only_where_the_kind_is_known_and_nothing_names_a_cause() {
     assert_eq!(f[0]["cause"], "nfs_access_denied", "{d:#}");
     assert!(f.iter().all(|f| f["suspect"].is_null()), "{d:#}");
 }
+
+/// Issue 18, point 3: what a ticket pastes, as it pastes it. The describe cut to its head,
+/// volumes and events is still the pod's; `kubectl get pods -o wide | grep csi` rows (grep took
+/// the header) are read as pods; a MicroK8s kubelet's own root dir says nothing about an in-tree
+/// NFS volume, which the kubelet mounts under its root dir wherever that is (only a CSI node
+/// plugin can be wrong about it), so it does not become the verdict.
+#[test]
+fn issue_18_a_ticket_paste_cut_and_grepped_is_read_and_weighed_right() {
+    const DESCRIBE: &str = "Name:             web-0
+Namespace:        shop
+Node:             node-3/10.0.0.13
+Status:           Pending
+Volumes:
+  data:
+    Type:      NFS (an NFS mount that lasts the lifetime of a pod)
+    Server:    10.0.0.50
+    Path:      /exports/web
+    ReadOnly:  false
+Events:
+  Type     Reason       Age                  From     Message
+  ----     ------       ----                 ----     -------
+  Warning  FailedMount  2m (x40 over 3h)     kubelet  MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32...
+";
+    const NODE: &str = "$ ps aux | grep kubelet
+root      1234  2.1  1.5 2345678 123456 ?      Ssl  Nov19  55:01 /snap/microk8s/1234/kubelet --kubeconfig=/var/snap/microk8s/1234/credentials/kubelet.config --root-dir=/var/snap/microk8s/common/var/lib/kubelet
+$ kubectl get pods -n kube-system -o wide | grep csi
+csi-nfs-node-7xk2p   2/3   CrashLoopBackOff   25 (3m ago)   20d   10.0.0.13   node-3   <none>   <none>
+csi-nfs-node-abcde   3/3   Running            0             20d   10.0.0.11   node-1   <none>   <none>
+";
+    let dir = crate::util::TempDir::new("ticket-paste");
+    let d = dir.write("describe.txt", DESCRIBE);
+    let n = dir.write("node.txt", NODE);
+    let out = crate::util::run(&[
+        "doctor",
+        "pod",
+        "--from-file",
+        &d,
+        "--from-file",
+        &n,
+        "-o",
+        "json",
+    ]);
+    out.assert_no_panic();
+    let doc = out.json();
+    let inputs = doc["inputs"].to_string();
+    assert!(inputs.contains("kubectl describe pod web-0"), "{inputs}");
+    assert!(
+        inputs.contains("kubectl get pods table (2 pod(s))"),
+        "{inputs}"
+    );
+    assert_eq!(
+        doc["subject"]["volumes"][0], "data (nfs 10.0.0.50:/exports/web)",
+        "{doc:#}"
+    );
+    let causes: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    assert!(!causes.contains(&"kubelet_dir_or_propagation"), "{doc:#}");
+    // The cut message says only "exit status 32": the NFS suspects, with their checks.
+    assert_eq!(causes[0], "mount_failed", "{doc:#}");
+    assert!(causes.contains(&"nfs_client_missing"), "{doc:#}");
+}

@@ -102,7 +102,8 @@ pub struct EvidenceRule {
     /// The kinds of storage the fact is about (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
     /// `rbd`, `iscsi`): the rule applies only when the failing volume is of one of them, or when
     /// what the volume is cannot be told (a pasted message alone). A node without nfs in its
-    /// kernel says nothing about a pod whose XFS disk does not mount.
+    /// kernel says nothing about a pod whose XFS disk does not mount. `csi`: only when a failing
+    /// volume is a CSI one (or none is known to be in-tree).
     #[serde(default)]
     pub kinds: Vec<String>,
     /// Where the rule comes from (the code that prints the fact, a manual).
@@ -299,9 +300,14 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
         if !for_unknown && !rule.for_causes.iter().any(|c| accs.has(c)) {
             continue;
         }
-        if !rule.kinds.is_empty()
+        // `csi`: only where a failing volume is a CSI one, or none is known to be in-tree.
+        if rule.kinds.iter().any(|k| k == "csi") && all_in_tree(hints, accs) {
+            continue;
+        }
+        let families: Vec<&String> = rule.kinds.iter().filter(|k| *k != "csi").collect();
+        if !families.is_empty()
             && !kinds.is_empty()
-            && !rule.kinds.iter().any(|k| kinds.contains(k.as_str()))
+            && !families.iter().any(|k| kinds.contains(k.as_str()))
         {
             continue;
         }
@@ -370,6 +376,34 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
             }
         }
     }
+}
+
+/// Whether every volume the case shows is an in-tree one (`spec.nfs`, a `kubernetes.io~nfs`
+/// path) and none a CSI one: what concerns CSI node plugins alone (where they think the
+/// kubelet's root dir is) does not concern it.
+fn all_in_tree(hints: &super::context::Hints, accs: &Accs) -> bool {
+    let mut any = false;
+    for h in hints.all() {
+        if h.driver.is_some() && !h.in_tree {
+            return false;
+        }
+        any |= h.in_tree;
+    }
+    for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
+        if ctx
+            .volume
+            .as_ref()
+            .is_some_and(|v| v.driver.is_some() && !v.in_tree)
+        {
+            return false;
+        }
+    }
+    let csi_path = accs.list.iter().any(|a| {
+        a.evidence
+            .iter()
+            .any(|e| e.text.contains("kubernetes.io~csi") || e.text.contains("/csi/"))
+    });
+    any && !csi_path
 }
 
 /// The kinds of storage the pod's volumes and the findings' failing mounts are (`block`,

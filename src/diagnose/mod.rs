@@ -526,6 +526,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     }
     let node_os = steps::node_os(case, opts);
     rules::apply_all(case, &hints, &mut accs);
+    drop_suspects_once_explained(&mut accs);
     fold_symptoms(&mut accs);
     fold_consequences(&mut accs);
     let mut subject = subject_of(case);
@@ -1067,6 +1068,18 @@ fn attach_unmatched(accs: &mut Accs, unmatched: Vec<Unmatched>) -> Vec<String> {
         }
     }
     rest
+}
+
+/// Suspects are offered because nothing explained the symptom; once the evidence settles or
+/// supports a cause (0.5 or more), those still unsupported have nothing more to say.
+fn drop_suspects_once_explained(accs: &mut Accs) {
+    let explained = accs
+        .list
+        .iter()
+        .any(|a| a.ruled_out.is_none() && a.suspect.is_none() && !a.symptom && a.confidence >= 0.5);
+    if explained {
+        accs.list.retain(|a| a.suspect.is_none());
+    }
 }
 
 /// Messages that only say "timed out waiting for volumes" support the real cause when one is

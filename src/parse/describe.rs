@@ -823,8 +823,11 @@ fn type_word(doc: &Doc, parent: Option<usize>) -> Option<&str> {
 
 /// True when the text looks like `kubectl describe pod` (tidy or flattened).
 pub fn looks_like_pod_describe(text: &str) -> bool {
+    // A ticket often pastes only the head, the volumes and the events (the containers cut as
+    // noise): `Volumes:` with `Events:` is a pod's too.
     has_label(text, "Name:")
-        && has_label(text, "Containers:")
+        && (has_label(text, "Containers:")
+            || (has_label(text, "Volumes:") && has_label(text, "Events:")))
         && (has_label(text, "Node:") || has_label(text, "QoS Class:"))
         && !has_label(text, "Pod Template:")
 }

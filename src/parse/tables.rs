@@ -438,6 +438,55 @@ pub struct Pasted {
 /// The most plugin log lines kept from one pasted `kubectl logs` (the newest).
 pub const MAX_PLUGIN_LINES: usize = 5000;
 
+/// The header kubectl printed above pod rows that a `| grep` took away, from the command
+/// (`kubectl get pods`, `-A`, `-o wide`) and the rows' cells (kubectl's printPod columns:
+/// NAME READY STATUS RESTARTS AGE, NAMESPACE first with -A, then IP NODE NOMINATED NODE
+/// READINESS GATES with -o wide); None unless every row fits it.
+fn pods_header_for(command: &str, text: &str) -> Option<String> {
+    let words: Vec<&str> = command
+        .split('|')
+        .next()?
+        .split_whitespace()
+        .filter(|w| *w != "sudo")
+        .collect();
+    let get_pods = matches!(words.first(), Some(&("kubectl" | "oc" | "kubectl.exe")))
+        && words.get(1) == Some(&"get")
+        && words
+            .get(2)
+            .is_some_and(|w| matches!(*w, "pods" | "pod" | "po"));
+    if !get_pods || !command.contains('|') {
+        return None;
+    }
+    let all_ns = words.iter().any(|w| *w == "-A" || *w == "--all-namespaces");
+    let wide = words.windows(2).any(|w| w[0] == "-o" && w[1] == "wide")
+        || words.contains(&"-owide")
+        || words.contains(&"--output=wide");
+    let base = "NAME   READY   STATUS   RESTARTS   AGE";
+    let mut header = if all_ns {
+        format!("NAMESPACE   {base}")
+    } else {
+        base.to_string()
+    };
+    if wide {
+        header.push_str("   IP   NODE   NOMINATED NODE   READINESS GATES");
+    }
+    let columns = 5 + usize::from(all_ns) + if wide { 4 } else { 0 };
+    let ready = usize::from(all_ns) + 1;
+    let rows: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let fits = |l: &&str| {
+        let cells: Vec<&str> = l
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        cells.len() == columns
+            && cells[ready]
+                .split_once('/')
+                .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+    };
+    (!rows.is_empty() && rows.iter().all(fits)).then_some(header)
+}
+
 /// Whether a command is `kubectl logs` / `oc logs` (the prompt's command, `sudo` dropped).
 fn is_logs_command(command: &str) -> bool {
     let mut w = command.split_whitespace().filter(|w| *w != "sudo");
@@ -499,9 +548,19 @@ pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
         && text
             .lines()
             .any(|l| l.starts_with("NAME ") || l.starts_with("NAMESPACE "));
-    if !has_header {
-        return None;
-    }
+    let headed;
+    let text = if has_header {
+        text
+    } else {
+        // `kubectl get pods ... | grep csi`: the rows without the header grep dropped.
+        match pods_header_for(command, text) {
+            Some(h) => {
+                headed = format!("{h}\n{text}");
+                headed.as_str()
+            }
+            None => return None,
+        }
+    };
     let tables = parse_tables(text);
     if tables.is_empty() {
         return None;
