@@ -692,3 +692,68 @@ fn pasted_tables_and_a_plugin_log_give_the_same_facts_offline() {
         ]
     );
 }
+
+/// Issue 18: `kubectl get nodes -o wide` and `kubectl get volumeattachment` tables as pasted:
+/// the node row gives its Ready condition, and the VolumeAttachment row shows it holds the PV
+/// the Multi-Attach event names, so the report names the NotReady holder and its first check,
+/// and withholds the out-of-service taint while no backup step can be given before it.
+#[test]
+fn issue_18_a_notready_holder_from_pasted_tables() {
+    const EVENTS: &str = "Events:
+  Type     Reason              Age                From                     Message
+  ----     ------              ----               ----                     -------
+  Warning  FailedAttachVolume  3m (x20 over 40m)  attachdetach-controller  Multi-Attach error for volume \"pvc-7f5e238b-fe55-4014-840f-ac88498ebe91\" Volume is already exclusively attached to one node and can't be attached to another
+";
+    const TABLES: &str = "$ kubectl get volumeattachment
+NAME                                                                   ATTACHER             PV                                         NODE     ATTACHED   AGE
+csi-5f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4   rbd.csi.ceph.com     pvc-7f5e238b-fe55-4014-840f-ac88498ebe91   node-1   true       3d
+$ kubectl get nodes -o wide
+NAME     STATUS                     ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME
+node-1   NotReady                   <none>   90d   v1.29.4   10.0.0.11     <none>        Ubuntu 22.04.4 LTS   5.15.0-105-generic   containerd://1.7.12
+node-3   Ready,SchedulingDisabled   <none>   90d   v1.29.4   10.0.0.13     <none>        Ubuntu 22.04.4 LTS   5.15.0-105-generic   containerd://1.7.12
+";
+    let dir = crate::util::TempDir::new("notready-tables");
+    let e = dir.write("events.txt", EVENTS);
+    let t = dir.write("tables.txt", TABLES);
+    let out = crate::util::run(&[
+        "doctor",
+        "pod",
+        "--from-file",
+        &e,
+        "--from-file",
+        &t,
+        "-o",
+        "json",
+    ]);
+    out.assert_no_panic();
+    let doc = out.json();
+    assert!(
+        doc["inputs"]
+            .to_string()
+            .contains("kubectl get nodes table (2)"),
+        "{:#}",
+        doc["inputs"]
+    );
+    let f = crate::util::top(&doc);
+    assert_eq!(f["cause"], "multi_attach", "{doc:#}");
+    assert!(
+        f["evidence"]
+            .to_string()
+            .contains("Node node-1: is NotReady"),
+        "{doc:#}"
+    );
+    let cmds = crate::util::remediation_commands(f);
+    assert!(
+        cmds.iter().any(|c| c == "kubectl get node node-1 -o wide"),
+        "{cmds:?}"
+    );
+    assert!(
+        !cmds.iter().any(|c| c.contains("out-of-service")),
+        "{cmds:?}"
+    );
+    assert!(
+        f["withheld"].to_string().contains("out of service"),
+        "{:#}",
+        f["withheld"]
+    );
+}

@@ -1095,12 +1095,24 @@ fn names_other_dev_path(line: &str, pod_device: Option<&str>) -> bool {
 /// one of its PVs, the node's status listing one (volumesAttached / volumesInUse name the PV or
 /// its CSI handle), or another pod there using one of its claims. A NotReady node that is not
 /// shown to hold it is no holder: the out-of-service taint advice must never point at it.
-fn holds_volume(case: &Case, name: &str) -> bool {
-    let pvs: Vec<&str> = case
+pub(crate) fn holds_volume(case: &Case, name: &str) -> bool {
+    // The PVs: those saved, and those the pod's volume events name (`Multi-Attach error for
+    // volume "pvc-..."`, the attach/detach controller's name for the PV).
+    static FOR_VOLUME: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r#"for volume \\?"([A-Za-z0-9][A-Za-z0-9._-]*)\\?""#).expect("static regex")
+    });
+    let mut pvs: Vec<&str> = case
         .pvs
         .iter()
         .filter_map(|p| p.metadata.name.as_deref())
         .collect();
+    for e in &case.events {
+        for c in FOR_VOLUME.captures_iter(&e.message) {
+            if let Some(m) = c.get(1) {
+                pvs.push(m.as_str());
+            }
+        }
+    }
     let handles: Vec<&str> = case
         .pvs
         .iter()

@@ -441,6 +441,25 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         .cloned()
     {
         v.insert("notready_node", n);
+    } else if acc.cause
+        == super::catalogue::catalogue()
+            .cause_index("multi_attach")
+            .unwrap_or(usize::MAX)
+    {
+        // No rule named the holder, but the case shows one (a `kubectl get volumeattachment`
+        // row, the node's status): a NotReady node shown to hold the volume.
+        if let Some(n) = case
+            .nodes
+            .iter()
+            .filter_map(|n| n.metadata.name.as_deref())
+            .find(|n| {
+                case.node_name() != Some(*n)
+                    && not_ready(n)
+                    && super::evidence::holds_volume(case, n)
+            })
+        {
+            v.insert("notready_node", n.to_string());
+        }
     }
     // A name that goes into a command must be a plain word: what a reporter masked
     // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add

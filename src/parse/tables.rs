@@ -215,6 +215,7 @@ pub enum TableKind {
     CsiNodes,
     Pvcs,
     Pvs,
+    Nodes,
 }
 
 fn kind_of(t: &Table, command: &str) -> Option<TableKind> {
@@ -281,6 +282,11 @@ fn kind_of(t: &Table, command: &str) -> Option<TableKind> {
     }
     if h == ["NAME", "DRIVERS", "AGE"] {
         return Some(TableKind::CsiNodes);
+    }
+    // kubectl's printNode: NAME STATUS ROLES AGE VERSION (-o wide: INTERNAL-IP EXTERNAL-IP
+    // OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME).
+    if starts(&["NAME", "STATUS", "ROLES", "AGE", "VERSION"]) {
+        return Some(TableKind::Nodes);
     }
     let has = |c: &str| h.contains(&c);
     let modes = has("ACCESS MODES") || has("ACCESSMODES");
@@ -430,6 +436,7 @@ pub struct Pasted {
     pub csi_nodes: Vec<CSINode>,
     pub pvcs: Vec<PersistentVolumeClaim>,
     pub pvs: Vec<PersistentVolume>,
+    pub nodes: Vec<k8s_openapi::api::core::v1::Node>,
     pub plugin_logs: Vec<PluginLogLine>,
     pub empty_listings: Vec<String>,
     pub notes: Vec<String>,
@@ -608,6 +615,10 @@ pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
                 p.pvs.extend(t.rows.iter().filter_map(|r| pv_of(t, r)));
                 p.what.push(format!("kubectl get pv table ({n})"));
             }
+            TableKind::Nodes => {
+                p.nodes.extend(t.rows.iter().filter_map(|r| node_of(t, r)));
+                p.what.push(format!("kubectl get nodes table ({n})"));
+            }
             TableKind::CsiNodes => {
                 for r in &t.rows {
                     let name = t.cell(r, "NAME").map(bare_name).unwrap_or("");
@@ -785,6 +796,45 @@ fn attachment_of(t: &Table, r: &[String]) -> Option<VolumeAttachment> {
     serde_json::from_value(v).ok()
 }
 
+/// A node row: its Ready condition from STATUS (`Ready`, `NotReady`, `Unknown`, with
+/// `,SchedulingDisabled` when cordoned), its kubelet version, and with -o wide its address, OS
+/// image, kernel and runtime (kubernetes pkg/printers/internalversion printNode).
+fn node_of(t: &Table, r: &[String]) -> Option<k8s_openapi::api::core::v1::Node> {
+    let name = bare_name(t.cell(r, "NAME")?);
+    let status = t.cell(r, "STATUS")?;
+    let mut words = status.split(',');
+    let ready = match words.next()? {
+        "Ready" => "True",
+        "NotReady" => "False",
+        "Unknown" => "Unknown",
+        _ => return None,
+    };
+    let cordoned = words.any(|w| w == "SchedulingDisabled");
+    let known = |c: &str| t.cell(r, c).filter(|v| !v.is_empty() && *v != "<none>");
+    let mut v = json!({
+        "metadata": {"name": name, "annotations": annotations("kubectl get nodes", &[])},
+        "spec": {},
+        "status": {
+            "conditions": [{"type": "Ready", "status": ready}],
+            "nodeInfo": {
+                "kubeletVersion": t.cell(r, "VERSION").unwrap_or(""),
+                "kubeProxyVersion": "",
+                "osImage": known("OS-IMAGE").unwrap_or(""),
+                "kernelVersion": known("KERNEL-VERSION").unwrap_or(""),
+                "containerRuntimeVersion": known("CONTAINER-RUNTIME").unwrap_or(""),
+                "architecture": "", "bootID": "", "machineID": "", "operatingSystem": "linux", "systemUUID": "",
+            },
+        },
+    });
+    if cordoned {
+        v["spec"]["unschedulable"] = json!(true);
+    }
+    if let Some(ip) = known("INTERNAL-IP") {
+        v["status"]["addresses"] = json!([{"type": "InternalIP", "address": ip}]);
+    }
+    serde_json::from_value(v).ok()
+}
+
 impl Pasted {
     /// Put what was read into the case; returns what it was, for the input summary. A pod row
     /// of the pod being diagnosed is left out: its own input (describe, -o yaml) says more.
@@ -837,6 +887,16 @@ impl Pasted {
         }
         for v in self.pvs {
             case.add_pv(v);
+        }
+        // A node saved whole (-o yaml) or described says more than its row.
+        for n in self.nodes {
+            if !case
+                .nodes
+                .iter()
+                .any(|x| x.metadata.name == n.metadata.name)
+            {
+                case.nodes.push(n);
+            }
         }
         case.plugin_logs.extend(self.plugin_logs);
         case.empty_listings.extend(self.empty_listings);
