@@ -84,6 +84,11 @@ fn entry(line: &str, line_no: usize) -> Option<LogLine> {
 /// `2026-11-26T21:54:02.452270541Z ` (kubectl logs --timestamps) and a viewer's
 /// `Thu, Apr 6 2023 2:38:39 pm | ` before the line.
 fn strip_viewer_prefix(line: &str) -> &str {
+    // `kubectl logs --prefix`: `[pod/NAME/CONTAINER] `, before any stamp of --timestamps.
+    let line = match line.strip_prefix("[pod/").and_then(|r| r.split_once("] ")) {
+        Some((head, rest)) if !head.contains(char::is_whitespace) => rest,
+        _ => line,
+    };
     if let Some((head, rest)) = line.split_once(' ') {
         let b = head.as_bytes();
         let rfc3339 = head.len() >= 20
@@ -262,6 +267,15 @@ Thu, Apr 6 2023 2:38:39 pm | Unable to start blobfuse due to authentication or c
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].severity, None);
         assert_eq!(p[0].message, "mount.nfs: Connection timed out\nsecond line");
+        // `kubectl logs --prefix --timestamps`: both read past.
+        let l = parse_line("[pod/csi-node-x/nfs] 2026-11-26T21:54:02.452270541Z E1126 21:00:09.000001       1 nodeserver.go:120] GRPC error: mount failed", 1);
+        assert_eq!(l.location.as_deref(), Some("nodeserver.go:120"));
+        let p = parse("[pod/n/c] E1126 21:00:09.000001       1 a.go:1] GRPC error\n[pod/n/c] Output: mount.nfs: Connection timed out\n", 1);
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            p[0].message,
+            "GRPC error\nOutput: mount.nfs: Connection timed out"
+        );
         // Not JSON after all: plain text.
         assert_eq!(parse_line("{not json", 1).message, "{not json");
     }
