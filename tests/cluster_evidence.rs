@@ -757,3 +757,137 @@ node-3   Ready,SchedulingDisabled   <none>   90d   v1.29.4   10.0.0.13     <none
         f["withheld"]
     );
 }
+
+/// The objects of a pod on node-3 whose CSI volume (ebs.csi.aws.com, vol-0a1) waits to attach,
+/// with `extra` objects beside them, and its event.
+fn attach_case(extra: &str, event: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata: {{name: db-0, namespace: shop, uid: u-db-0}}
+spec:
+  nodeName: node-3
+  containers: [{{name: db, image: postgres:16}}]
+  volumes: [{{name: data, persistentVolumeClaim: {{claimName: data-db-0}}}}]
+status:
+  phase: Pending
+  containerStatuses: [{{name: db, ready: false, restartCount: 0, image: postgres:16, imageID: '', state: {{waiting: {{reason: ContainerCreating}}}}}}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data-db-0, namespace: shop}}
+spec: {{accessModes: [ReadWriteOnce], volumeName: pv-db-0, resources: {{requests: {{storage: 10Gi}}}}}}
+status: {{phase: Bound}}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pv-db-0}}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {{storage: 10Gi}}
+  claimRef: {{namespace: shop, name: data-db-0}}
+  csi: {{driver: ebs.csi.aws.com, volumeHandle: vol-0a1, fsType: ext4}}
+---
+apiVersion: v1
+kind: Event
+metadata: {{name: db-0.1, namespace: shop}}
+involvedObject: {{kind: Pod, name: db-0, namespace: shop}}
+type: Warning
+reason: FailedAttachVolume
+count: 9
+message: '{event}'
+source: {{component: attachdetach-controller}}
+{extra}"
+    )
+}
+
+/// Issue 18, point 2: a VolumeAttachment being deleted on the old node (its finalizer still
+/// there, still attached): the detach has not finished, which is why the volume is still
+/// attached elsewhere; quoted, with its detachError.
+#[test]
+fn issue_18_a_volumeattachment_being_deleted_elsewhere_is_the_unfinished_detach() {
+    let objects = attach_case(
+        "---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata:
+  name: csi-0123abcd
+  deletionTimestamp: '2026-11-20T10:00:00Z'
+  finalizers: [external-attacher/ebs-csi-aws-com]
+spec:
+  attacher: ebs.csi.aws.com
+  nodeName: node-1
+  source: {persistentVolumeName: pv-db-0}
+status:
+  attached: true
+  detachError: {message: 'rpc error: code = Internal desc = Could not detach volume \"vol-0a1\" from node \"i-0abc\": timed out waiting for detach', time: '2026-11-20T10:05:00Z'}
+",
+        "Multi-Attach error for volume \"pv-db-0\" Volume is already exclusively attached to one node and can''t be attached to another",
+    );
+    let dir = TempDir::new("va-deleting");
+    let f = dir.write("objects.yaml", objects);
+    let out = crate::util::run(&["doctor", "pod", "db-0", "--from-file", &f, "-o", "json"]);
+    out.assert_no_panic();
+    let doc = out.json();
+    let t = top(&doc);
+    assert_eq!(t["cause"], "multi_attach", "{doc:#}");
+    let ev = t["evidence"].to_string();
+    assert!(
+        ev.contains("VolumeAttachment csi-0123abcd: on node node-1 is being deleted since 2026-11-20T10:00:00Z and is still attached: its detach has not finished; detachError: rpc error"),
+        "{ev}"
+    );
+}
+
+/// Issue 18, point 2: CSINode's attach limit for the driver reached on the pod's node (its
+/// status lists as many of the driver's volumes attached as `allocatable.count`, the pod's not
+/// among them): the attach cannot happen there.
+#[test]
+fn issue_18_the_nodes_attach_limit_reached_is_read_from_csinode_and_its_status() {
+    let attached: String = (0..3)
+        .map(|i| format!("    - {{name: 'kubernetes.io/csi/ebs.csi.aws.com^vol-other{i}', devicePath: ''}}\n"))
+        .collect();
+    let node = |count: u32, attached: &str| {
+        format!(
+            "---
+apiVersion: v1
+kind: Node
+metadata: {{name: node-3}}
+status:
+  conditions: [{{type: Ready, status: 'True'}}]
+  volumesAttached:
+{attached}---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {{name: node-3}}
+spec:
+  drivers: [{{name: ebs.csi.aws.com, nodeID: i-0abc, allocatable: {{count: {count}}}}}]
+"
+        )
+    };
+    let event = "AttachVolume.Attach failed for volume \"pv-db-0\" : timed out waiting for external-attacher of ebs.csi.aws.com CSI driver to attach volume vol-0a1";
+    let dir = TempDir::new("attach-limit");
+    let full = dir.write("full.yaml", attach_case(&node(3, &attached), event));
+    let out = crate::util::run(&["doctor", "pod", "db-0", "--from-file", &full, "-o", "json"]);
+    let doc = out.json();
+    let t = top(&doc);
+    assert_eq!(t["cause"], "attach_failed_cloud", "{doc:#}");
+    assert!(
+        t["evidence"]
+            .to_string()
+            .contains("3 volume(s) of ebs.csi.aws.com attached to node-3, and CSINode allows 3"),
+        "{doc:#}"
+    );
+    // Room left: no such fact.
+    let room = dir.write("room.yaml", attach_case(&node(25, &attached), event));
+    let doc =
+        crate::util::run(&["doctor", "pod", "db-0", "--from-file", &room, "-o", "json"]).json();
+    assert!(!doc.to_string().contains("CSINode allows"), "{doc:#}");
+    // The pod's own volume among them: the limit did not stop it.
+    let own = format!(
+        "{attached}    - {{name: 'kubernetes.io/csi/ebs.csi.aws.com^vol-0a1', devicePath: ''}}\n"
+    );
+    let mine = dir.write("mine.yaml", attach_case(&node(4, &own), event));
+    let doc =
+        crate::util::run(&["doctor", "pod", "db-0", "--from-file", &mine, "-o", "json"]).json();
+    assert!(!doc.to_string().contains("CSINode allows"), "{doc:#}");
+}

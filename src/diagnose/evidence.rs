@@ -42,6 +42,13 @@ pub enum FactDef {
     RollingUpdateRwo(bool),
     /// A node that holds the volume (another pod's, the VolumeAttachment's) is NotReady.
     HolderNotReady(bool),
+    /// A VolumeAttachment of one of the pod's PVs is being deleted (deletionTimestamp set, its
+    /// finalizer not yet removed): a detach that has not finished. `here`: on the pod's node;
+    /// `elsewhere`: on another node.
+    VaDeleting(String),
+    /// The pod's node has as many volumes of the pod's CSI driver attached (its status'
+    /// volumesAttached) as CSINode allows it (`allocatable.count`).
+    AttachLimitReached(bool),
     /// The NFS server did not answer from the node.
     NfsUnreachable(bool),
     /// The NFS server answered but offers no NFS version the mount asked for.
@@ -832,6 +839,94 @@ fn test(
             Some(Found {
                 source: format!("Node {}", n.metadata.name.as_deref().unwrap_or("?")),
                 text: "is NotReady: it cannot detach the volume, and the attach/detach controller waits (6 minutes, or for the out-of-service taint)".into(),
+            })
+        }
+        FactDef::VaDeleting(where_) => {
+            let here = case.node_name();
+            let pvs: Vec<&str> = case
+                .pvs
+                .iter()
+                .filter_map(|p| p.metadata.name.as_deref())
+                .collect();
+            let va = case.volume_attachments.iter().find(|va| {
+                va.metadata.deletion_timestamp.is_some()
+                    && va
+                        .spec
+                        .source
+                        .persistent_volume_name
+                        .as_deref()
+                        .is_some_and(|p| pvs.contains(&p))
+                    && ((Some(va.spec.node_name.as_str()) == here) == (where_ == "here"))
+            })?;
+            let since = va
+                .metadata
+                .deletion_timestamp
+                .as_ref()
+                .map(|t| t.0.to_string())
+                .unwrap_or_default();
+            let attached = va.status.as_ref().is_some_and(|s| s.attached);
+            let detach_error = va
+                .status
+                .as_ref()
+                .and_then(|s| s.detach_error.as_ref())
+                .and_then(|e| e.message.clone())
+                .map(|m| format!("; detachError: {m}"))
+                .unwrap_or_default();
+            Some(Found {
+                source: format!(
+                    "VolumeAttachment {}",
+                    va.metadata.name.as_deref().unwrap_or("?")
+                ),
+                text: format!(
+                    "on node {} is being deleted since {since} and is {}: its detach has not finished{detach_error}",
+                    va.spec.node_name,
+                    if attached { "still attached" } else { "not attached" }
+                ),
+            })
+        }
+        FactDef::AttachLimitReached(want) => {
+            let node = case.node_name()?;
+            let drivers: Vec<&str> = case
+                .pvs
+                .iter()
+                .filter_map(|p| p.spec.as_ref()?.csi.as_ref().map(|c| c.driver.as_str()))
+                .collect();
+            let attached: Vec<&str> = case
+                .nodes
+                .iter()
+                .find(|n| n.metadata.name.as_deref() == Some(node))
+                .and_then(|n| n.status.as_ref()?.volumes_attached.as_ref())
+                .map(|v| v.iter().map(|a| a.name.as_str()).collect())
+                .unwrap_or_default();
+            let csinode = case
+                .csi_nodes
+                .iter()
+                .find(|c| c.metadata.name.as_deref() == Some(node))?;
+            let (driver, used, limit) = csinode.spec.drivers.iter().find_map(|d| {
+                if !drivers.contains(&d.name.as_str()) {
+                    return None;
+                }
+                let limit = d.allocatable.as_ref()?.count?;
+                // kubernetes pkg/volume/csi: a CSI volume's unique name in volumesAttached is
+                // `kubernetes.io/csi/<driver>^<handle>`.
+                let prefix = format!("kubernetes.io/csi/{}^", d.name);
+                // The pod's own volume attached there: the limit did not stop it.
+                let own = case
+                    .pvs
+                    .iter()
+                    .filter_map(|p| p.spec.as_ref()?.csi.as_ref())
+                    .any(|c| attached.contains(&format!("{prefix}{}", c.volume_handle).as_str()));
+                if own {
+                    return None;
+                }
+                let used = attached.iter().filter(|a| a.starts_with(&prefix)).count();
+                Some((d.name.as_str(), used, limit))
+            })?;
+            ((used as i64 >= i64::from(limit)) == *want).then(|| Found {
+                source: format!("CSINode {node} and Node {node}'s status"),
+                text: format!(
+                    "{used} volume(s) of {driver} attached to {node}, and CSINode allows {limit}"
+                ),
             })
         }
         FactDef::NfsUnreachable(want) => {
