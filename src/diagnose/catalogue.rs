@@ -945,6 +945,36 @@ pub fn catalogue() -> &'static Catalogue {
 mod tests {
     use super::*;
 
+    /// Every candidate the differential can name beside another (a pattern's `also`
+    /// look-alikes, a symptom's `suspects`) has a check of its own to settle it: a Confirm step
+    /// with a command, a service query or a package query, which "To tell them apart" lists.
+    #[test]
+    fn every_candidate_has_a_check_that_settles_it() {
+        let cat = Catalogue::from_yaml(KNOWLEDGE_YAML).unwrap();
+        let mut named: Vec<&str> = cat
+            .patterns
+            .iter()
+            .flat_map(|p| p.def.also.iter().map(String::as_str))
+            .collect();
+        named.extend(
+            cat.suspects
+                .iter()
+                .flat_map(|r| r.causes.iter().map(String::as_str)),
+        );
+        named.sort_unstable();
+        named.dedup();
+        let without: Vec<&str> = named
+            .into_iter()
+            .filter(|id| {
+                let def = cat.cause(id).expect("a known cause");
+                !def.confirm
+                    .iter()
+                    .any(|s| s.command.is_some() || s.service.is_some() || s.install.is_some())
+            })
+            .collect();
+        assert!(without.is_empty(), "no check of their own: {without:?}");
+    }
+
     /// What build.rs made of knowledge.yaml (the JSON document, each pattern's literal needs)
     /// loads to the same catalogue as the YAML itself, every need precomputed and equal to the
     /// one computed now.
