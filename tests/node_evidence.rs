@@ -485,3 +485,32 @@ csi-nfs-node-abcde   3/3   Running            0             20d   10.0.0.11   no
     assert_eq!(causes[0], "mount_failed", "{doc:#}");
     assert!(causes.contains(&"nfs_client_missing"), "{doc:#}");
 }
+
+/// Issue 18, point 3: `kubectl logs --prefix` output pasted without its prompt is a pod's log
+/// (a node plugin's), read as such with its continuation lines, not refused and not taken for
+/// the kubelet's journal.
+#[test]
+fn issue_18_a_prefixed_plugin_log_without_its_prompt_is_the_plugins() {
+    const LOG: &str = "[pod/csi-nfs-node-7xk2p/nfs] E1120 10:30:00.123456       1 utils.go:111] GRPC error: rpc error: code = Internal desc = mount failed: exit status 32
+[pod/csi-nfs-node-7xk2p/nfs] Mounting command: mount
+[pod/csi-nfs-node-7xk2p/nfs] Mounting arguments: -t nfs 10.0.0.5:/data /var/lib/kubelet/pods/x/volumes/kubernetes.io~csi/pvc-1/mount
+[pod/csi-nfs-node-7xk2p/nfs] Output: mount.nfs: access denied by server while mounting 10.0.0.5:/data
+[pod/csi-nfs-node-7xk2p/liveness-probe] I1120 10:30:01.000000       1 main.go:149] calling CSI driver to discover driver name
+";
+    let dir = crate::util::TempDir::new("prefixed-log");
+    let f = dir.write("plugin.log", LOG);
+    let out = crate::util::run(&["doctor", "pod", "--from-file", &f, "-o", "json"]);
+    out.assert_no_panic();
+    let doc = out.json();
+    assert!(
+        doc["inputs"].to_string().contains("kubectl logs --prefix"),
+        "{:#}",
+        doc["inputs"]
+    );
+    let t = crate::util::top(&doc);
+    assert_eq!(t["cause"], "nfs_access_denied", "{doc:#}");
+    assert!(
+        t["evidence"].to_string().contains("node plugin log"),
+        "{doc:#}"
+    );
+}

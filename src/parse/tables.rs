@@ -494,6 +494,22 @@ fn pods_header_for(command: &str, text: &str) -> Option<String> {
     (!rows.is_empty() && rows.iter().all(fits)).then_some(header)
 }
 
+/// Whether a text with no prompt is `kubectl logs --prefix` output: its first non-empty lines
+/// all start with `[pod/NAME/CONTAINER] ` (a pod's log, not the kubelet's journal).
+fn looks_like_prefixed_logs(text: &str) -> bool {
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(5)
+        .peekable();
+    lines.peek().is_some()
+        && lines.all(|l| {
+            l.strip_prefix("[pod/")
+                .and_then(|r| r.split_once("] "))
+                .is_some_and(|(head, _)| head.matches('/').count() == 1 && !head.contains(' '))
+        })
+}
+
 /// Whether a command is `kubectl logs` / `oc logs` (the prompt's command, `sudo` dropped).
 fn is_logs_command(command: &str) -> bool {
     let mut w = command.split_whitespace().filter(|w| *w != "sudo");
@@ -505,7 +521,9 @@ fn is_logs_command(command: &str) -> bool {
 /// none of these (the caller tries its other formats).
 pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
     let trimmed = text.trim();
+    let prefixed = command.is_empty() && looks_like_prefixed_logs(text);
     if is_logs_command(command)
+        || prefixed
         || (command.is_empty() && crate::parse::plugin_log::looks_like_json_log(text))
     {
         let mut lines = crate::parse::plugin_log::parse(text, 1);
@@ -517,7 +535,12 @@ pub fn recognise(command: &str, text: &str, label: &str) -> Option<Pasted> {
             ));
             lines.drain(..lines.len() - MAX_PLUGIN_LINES);
         }
-        let (source, what) = if command.is_empty() {
+        let (source, what) = if prefixed {
+            (
+                format!("{label}: kubectl logs --prefix"),
+                "a pod's log as `kubectl logs --prefix` prints it".to_string(),
+            )
+        } else if command.is_empty() {
             (label.to_string(), "a structured (JSON) log".to_string())
         } else {
             (format!("{label}: {command}"), format!("`{command}`"))
