@@ -38,26 +38,36 @@ pub struct StreamedLog {
 /// Read `path`: a file, `-` (stdin), or a directory (every file in it, sorted, such as one
 /// written by `--save`; README files are skipped).
 pub fn read_inputs(path: &str, max_bytes: u64, stdin: &mut dyn Read) -> Result<Vec<Source>> {
-    if path != "-" && std::path::Path::new(path).is_dir() {
-        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| Error::io(format!("reading {path}"), e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .filter(|p| {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                !name.starts_with('.') && !name.to_ascii_uppercase().starts_with("README")
-            })
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(Error::input(path, "is a directory with no files to read"));
-        }
-        return files
-            .iter()
-            .map(|f| read_input(&f.to_string_lossy(), max_bytes, stdin))
-            .collect();
+    input_paths(path)?
+        .iter()
+        .map(|f| read_input(f, max_bytes, stdin))
+        .collect()
+}
+
+/// The inputs `path` stands for: itself (a file, or `-`), or, for a directory, every file in
+/// it, sorted, but hidden ones and README files (a `--save` directory has one). A directory
+/// with no such file is an input error.
+fn input_paths(path: &str) -> Result<Vec<String>> {
+    if path == "-" || !std::path::Path::new(path).is_dir() {
+        return Ok(vec![path.to_string()]);
     }
-    Ok(vec![read_input(path, max_bytes, stdin)?])
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| Error::io(format!("reading {path}"), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            !name.starts_with('.') && !name.to_ascii_uppercase().starts_with("README")
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::input(path, "is a directory with no files to read"));
+    }
+    Ok(files
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect())
 }
 
 /// How much of an input is read to tell whether it is a log to stream.
@@ -682,28 +692,7 @@ pub fn read_inputs_lenient(
 ) -> Result<(Vec<Source>, Vec<Skipped>)> {
     let mut sources = Vec::new();
     let mut skipped = Vec::new();
-    let files: Vec<String> = if path != "-" && std::path::Path::new(path).is_dir() {
-        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| Error::io(format!("reading {path}"), e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .filter(|p| {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                !name.starts_with('.') && !name.to_ascii_uppercase().starts_with("README")
-            })
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(Error::input(path, "is a directory with no files to read"));
-        }
-        files
-            .iter()
-            .map(|f| f.to_string_lossy().into_owned())
-            .collect()
-    } else {
-        vec![path.to_string()]
-    };
-    for f in files {
+    for f in input_paths(path)? {
         match read_input(&f, max_bytes, stdin) {
             Ok(s) => sources.push(s),
             Err(e) if skippable(&e) => skipped.push((if f == "-" { "stdin".into() } else { f }, e)),
