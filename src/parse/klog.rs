@@ -233,19 +233,25 @@ fn classify(line: &str) -> Kind<'_> {
 }
 
 /// `kubectl logs --prefix` (with `--all-containers` or a selector): `[pod/NAME/CONTAINER] `
-/// before every line (kubectl's logs.go prefixes `[<kind>/<name>/<container>] `). The
-/// container is the stream: a line of another container ends an entry.
-fn kubectl_prefix(line: &str) -> Option<(Prefix<'_>, &str)> {
+/// before every line (kubectl's logs.go prefixes `[<kind>/<name>/<container>] `): the
+/// `pod/NAME/CONTAINER` and the line after it.
+pub(crate) fn kubectl_logs_prefix(line: &str) -> Option<(&str, &str)> {
     let inner = line.strip_prefix("[pod/")?;
     let end = inner.get(..inner.len().min(300))?.find("] ")?;
     let head = &line[1..end + 5];
-    (!head.contains(char::is_whitespace)).then(|| {
+    (inner[..end].matches('/').count() == 1 && !head.contains(char::is_whitespace))
+        .then(|| (head, &line[end + 7..]))
+}
+
+/// The container is the stream: a line of another container ends an entry.
+fn kubectl_prefix(line: &str) -> Option<(Prefix<'_>, &str)> {
+    kubectl_logs_prefix(line).map(|(head, rest)| {
         (
             Prefix {
                 host: None,
                 ident: Some(head),
             },
-            &line[end + 7..],
+            rest,
         )
     })
 }
@@ -385,7 +391,7 @@ fn log_prefix(line: &str) -> Option<(Prefix<'_>, &str)> {
 
 /// The text behind an RFC 3339 stamp in UTC (`2026-11-20T10:30:00.123456789Z `), as `kubectl
 /// logs --timestamps` writes it before every line.
-fn after_stamp(line: &str) -> Option<&str> {
+pub(crate) fn after_stamp(line: &str) -> Option<&str> {
     let (head, rest) = line.split_once(' ')?;
     let b = head.as_bytes();
     let stamp = b.len() >= 20

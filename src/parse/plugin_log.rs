@@ -85,21 +85,9 @@ fn entry(line: &str, line_no: usize) -> Option<LogLine> {
 /// `Thu, Apr 6 2023 2:38:39 pm | ` before the line.
 fn strip_viewer_prefix(line: &str) -> &str {
     // `kubectl logs --prefix`: `[pod/NAME/CONTAINER] `, before any stamp of --timestamps.
-    let line = match line.strip_prefix("[pod/").and_then(|r| r.split_once("] ")) {
-        Some((head, rest)) if !head.contains(char::is_whitespace) => rest,
-        _ => line,
-    };
-    if let Some((head, rest)) = line.split_once(' ') {
-        let b = head.as_bytes();
-        let rfc3339 = head.len() >= 20
-            && b[4] == b'-'
-            && b[7] == b'-'
-            && b[10] == b'T'
-            && head.ends_with('Z')
-            && b[..4].iter().all(u8::is_ascii_digit);
-        if rfc3339 {
-            return rest;
-        }
+    let line = klog::kubectl_logs_prefix(line).map_or(line, |(_, rest)| rest);
+    if let Some(rest) = klog::after_stamp(line) {
+        return rest;
     }
     if let Some(i) = line.find(" | ") {
         let head = &line[..i];

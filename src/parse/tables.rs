@@ -502,12 +502,7 @@ fn looks_like_prefixed_logs(text: &str) -> bool {
         .filter(|l| !l.trim().is_empty())
         .take(5)
         .peekable();
-    lines.peek().is_some()
-        && lines.all(|l| {
-            l.strip_prefix("[pod/")
-                .and_then(|r| r.split_once("] "))
-                .is_some_and(|(head, _)| head.matches('/').count() == 1 && !head.contains(' '))
-        })
+    lines.peek().is_some() && lines.all(|l| crate::parse::klog::kubectl_logs_prefix(l).is_some())
 }
 
 /// Whether a command is `kubectl logs` / `oc logs` (the prompt's command, `sudo` dropped).
