@@ -823,19 +823,7 @@ fn test(
             })
         }
         FactDef::HolderNotReady(want) => {
-            let here = case.node_name();
-            let n = case.nodes.iter().find(|n| {
-                n.metadata.name.as_deref() != here
-                    && n.metadata
-                        .name
-                        .as_deref()
-                        .is_some_and(|name| holds_volume(case, name))
-                    && n.status
-                        .as_ref()
-                        .and_then(|s| s.conditions.as_ref())
-                        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
-                        .is_some_and(|c| (c.status != "True") == *want)
-            })?;
+            let n = holder(case, *want)?;
             Some(Found {
                 source: format!("Node {}", n.metadata.name.as_deref().unwrap_or("?")),
                 text: "is NotReady: it cannot detach the volume, and the attach/detach controller waits (6 minutes, or for the out-of-service taint)".into(),
@@ -892,9 +880,7 @@ fn test(
                 .filter_map(|p| p.spec.as_ref()?.csi.as_ref().map(|c| c.driver.as_str()))
                 .collect();
             let attached: Vec<&str> = case
-                .nodes
-                .iter()
-                .find(|n| n.metadata.name.as_deref() == Some(node))
+                .node_named(node)
                 .and_then(|n| n.status.as_ref()?.volumes_attached.as_ref())
                 .map(|v| v.iter().map(|a| a.name.as_str()).collect())
                 .unwrap_or_default();
@@ -1186,11 +1172,30 @@ fn names_other_dev_path(line: &str, pod_device: Option<&str>) -> bool {
     !named.any(|d| d == dev || disk_of(d) == disk_of(dev))
 }
 
+/// A node other than the pod's that is shown to hold one of its volumes and is not Ready (the
+/// `holder_not_ready` fact): it cannot let the volume go by itself.
+pub(crate) fn notready_holder(case: &Case) -> Option<&k8s_openapi::api::core::v1::Node> {
+    holder(case, true)
+}
+
+/// A node other than the pod's, shown to hold one of its volumes, whose Ready condition is not
+/// True (`not_ready`) or is.
+fn holder(case: &Case, not_ready: bool) -> Option<&k8s_openapi::api::core::v1::Node> {
+    let here = case.node_name();
+    case.nodes.iter().find(|n| {
+        n.metadata.name.as_deref().is_some_and(|name| {
+            Some(name) != here
+                && crate::model::ready_status(n).is_some_and(|s| (s != "True") == not_ready)
+                && holds_volume(case, name)
+        })
+    })
+}
+
 /// Whether node `name` is shown to hold one of the pod's volumes: a VolumeAttachment there for
 /// one of its PVs, the node's status listing one (volumesAttached / volumesInUse name the PV or
 /// its CSI handle), or another pod there using one of its claims. A NotReady node that is not
 /// shown to hold it is no holder: the out-of-service taint advice must never point at it.
-pub(crate) fn holds_volume(case: &Case, name: &str) -> bool {
+fn holds_volume(case: &Case, name: &str) -> bool {
     // The PVs: those saved, and those the pod's volume events name (`Multi-Attach error for
     // volume "pvc-..."`, the attach/detach controller's name for the PV).
     static FOR_VOLUME: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {

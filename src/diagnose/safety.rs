@@ -237,12 +237,9 @@ impl Live {
                 // its live pods off. A NotReady node's pods are only as live as its last report;
                 // the step's own check (is it really down?) stands before it.
                 let ready = case
-                    .nodes
-                    .iter()
-                    .find(|n| n.metadata.name.as_deref() == Some(name.as_str()))
-                    .and_then(|n| n.status.as_ref()?.conditions.as_ref())
-                    .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
-                    .is_none_or(|c| c.status == "True");
+                    .node_named(name)
+                    .and_then(crate::model::ready_status)
+                    .is_none_or(|s| s == "True");
                 if !ready {
                     return None;
                 }

@@ -427,12 +427,9 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     }
     // Another node that holds the volume and is NotReady: it cannot let it go by itself.
     let not_ready = |name: &str| {
-        case.nodes
-            .iter()
-            .find(|n| n.metadata.name.as_deref() == Some(name))
-            .and_then(|n| n.status.as_ref()?.conditions.as_ref())
-            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
-            .is_some_and(|c| c.status != "True")
+        case.node_named(name)
+            .and_then(crate::model::ready_status)
+            .is_some_and(|s| s != "True")
     };
     if let Some(n) = ["other_node", "va_node", "holder_node"]
         .iter()
@@ -448,15 +445,8 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     {
         // No rule named the holder, but the case shows one (a `kubectl get volumeattachment`
         // row, the node's status): a NotReady node shown to hold the volume.
-        if let Some(n) = case
-            .nodes
-            .iter()
-            .filter_map(|n| n.metadata.name.as_deref())
-            .find(|n| {
-                case.node_name() != Some(*n)
-                    && not_ready(n)
-                    && super::evidence::holds_volume(case, n)
-            })
+        if let Some(n) =
+            super::evidence::notready_holder(case).and_then(|n| n.metadata.name.as_deref())
         {
             v.insert("notready_node", n.to_string());
         }

@@ -389,6 +389,13 @@ impl Case {
         })
     }
 
+    /// The Node object of that name, when one was given.
+    pub fn node_named(&self, name: &str) -> Option<&Node> {
+        self.nodes
+            .iter()
+            .find(|n| n.metadata.name.as_deref() == Some(name))
+    }
+
     /// The Node object for the pod's node, when one was given.
     pub fn node(&self) -> Option<&Node> {
         let name = self.node_name()?;
@@ -771,6 +778,17 @@ pub struct NfsServerAnswer {
 /// Whether a pod's volumes are mounted and in use: it runs, or one of its containers (init
 /// containers included) has started, which kubelet allows only once every volume is mounted.
 /// A pod that has finished (Succeeded/Failed) uses nothing.
+/// The status of a Node's Ready condition (`True`, `False`, `Unknown`), when it reports one.
+pub fn ready_status(node: &Node) -> Option<&str> {
+    node.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| c.status.as_str())
+}
+
 pub fn is_live(pod: &Pod) -> bool {
     let Some(status) = &pod.status else {
         return false;
