@@ -4,14 +4,14 @@
 //! query, the pod's owners; what may not be read is said with the right it needs; `--save`
 //! keeps it all and a replay reads the same facts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::live::Live;
 use crate::support::fake_api::{Deny, FakeCluster, NodeLogs, Options, Request};
-use crate::util::{cmd, run_cmd, top, TempDir};
+use crate::util::{cmd, run_cmd, top, Out, TempDir};
 
 const OFF: &str = "csi-node-plugin-off-node";
 const OFF_POD: &str = "web-7c6d9f8b5d-q2xkz";
@@ -35,6 +35,25 @@ fn requests_of(live: &Live, f: impl Fn(&Request) -> bool) -> Vec<Request> {
     live.api.requests().into_iter().filter(|r| f(r)).collect()
 }
 
+/// `doctor pod POD -n NS -o json --save DIR` against the fake API: the temporary directory
+/// (kept while the test runs), the saved case's path, and the run.
+fn doctor_saved(live: &Live, pod: &str, ns: &str, tag: &str) -> (TempDir, PathBuf, Out) {
+    let dir = TempDir::new(tag);
+    let saved = dir.path().join("case");
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        pod,
+        "-n",
+        ns,
+        "-o",
+        "json",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    (dir, saved, out)
+}
+
 /// The case a saved directory replays to, read as `--from-file` reads it.
 fn replayed(dir: &Path) -> volmnt::model::Case {
     use volmnt::collect::offline;
@@ -50,19 +69,7 @@ fn replayed(dir: &Path) -> volmnt::model::Case {
 #[test]
 fn a_node_plugin_kept_off_the_node_by_a_taint_is_named_with_the_taint() {
     let live = Live::start(OFF, "apps", Options::new());
-    let dir = TempDir::new("evidence-off-node");
-    let saved = dir.path().join("case");
-    let out = live.run(&[
-        "doctor",
-        "pod",
-        OFF_POD,
-        "-n",
-        "apps",
-        "-o",
-        "json",
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
+    let (_dir, saved, out) = doctor_saved(&live, OFF_POD, "apps", "evidence-off-node");
     assert_eq!(out.code, 1, "{}", out.stderr);
     let r = out.json();
     assert_eq!(
@@ -182,19 +189,7 @@ fn a_node_plugin_kept_off_the_node_by_a_taint_is_named_with_the_taint() {
 #[test]
 fn the_plugins_and_the_kubelets_lines_about_the_volume_are_read_bounded_and_saved() {
     let live = Live::start(LOGS, "data", Options::new());
-    let dir = TempDir::new("evidence-logs");
-    let saved = dir.path().join("case");
-    let out = live.run(&[
-        "doctor",
-        "pod",
-        "db-0",
-        "-n",
-        "data",
-        "-o",
-        "json",
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
+    let (_dir, saved, out) = doctor_saved(&live, "db-0", "data", "evidence-logs");
     assert!(out.code <= 1, "{}", out.stderr);
     let r = out.json();
     let inputs = strings(&r["inputs"]);
@@ -342,19 +337,7 @@ fn a_restarting_plugin_containers_previous_instance_is_read_for_why_it_stopped()
         }
     }
     let live = Live::with(cluster, LOGS, "data", Options::new());
-    let dir = TempDir::new("evidence-previous");
-    let saved = dir.path().join("case");
-    let out = live.run(&[
-        "doctor",
-        "pod",
-        "db-0",
-        "-n",
-        "data",
-        "-o",
-        "json",
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
+    let (_dir, saved, out) = doctor_saved(&live, "db-0", "data", "evidence-previous");
     assert!(out.code <= 1, "{}", out.stderr);
     let prev = requests_of(&live, |r| {
         r.subresource.as_deref() == Some("log") && r.query.contains("previous=true")
@@ -568,19 +551,7 @@ fn an_attach_errors_grpc_code_a_deleted_attachment_and_a_dead_nodes_taints_reach
             "lastHeartbeatTime": "2026-11-21T09:30:00Z", "lastTransitionTime": "2026-11-21T09:31:00Z"}]}
     }));
     let live = Live::with(cluster, LOGS, "data", Options::new());
-    let dir = TempDir::new("evidence-va");
-    let saved = dir.path().join("case");
-    let out = live.run(&[
-        "doctor",
-        "pod",
-        "db-0",
-        "-n",
-        "data",
-        "-o",
-        "json",
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
+    let (_dir, saved, out) = doctor_saved(&live, "db-0", "data", "evidence-va");
     assert!(out.code <= 1, "{}", out.stderr);
     let case = replayed(&saved);
     let va = &case.volume_attachments[0];

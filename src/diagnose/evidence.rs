@@ -213,8 +213,7 @@ pub fn check_suspects(
 /// Offer the suspects of the symptoms found when every live finding is a symptom (nothing
 /// names a cause yet). They come in under the symptom, copy its context (the names its steps
 /// need), and fold nothing under them: they are candidates, not findings.
-pub fn apply_suspects(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
-    let _ = case;
+pub fn apply_suspects(_case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
     let cat = catalogue();
     let live: Vec<&super::Acc> = accs.list.iter().filter(|a| a.ruled_out.is_none()).collect();
     if live.is_empty() || live.iter().any(|a| !a.symptom) {
