@@ -18,7 +18,8 @@
 #         CONTROLLERS=... is passed on (kube-controller-manager's --controllers).
 # status  what runs, and the node as the apiserver sees it.
 # down    stops the controllers, the node and the apiserver (the data is kept), unmounts what
-#         the kubelet left under /var/lib/kubelet, and detaches the loop devices tests/real made
+#         the kubelet left under /var/lib/kubelet and what tests/real mounted under
+#         $K8S_ROOT/volmnt-real/, and detaches the loop devices tests/real made
 #         (their backing files are under $K8S_ROOT/volmnt-real/). CI runs on this machine
 #         afterwards, and a mount or loop device left behind would be seen by its tests.
 #
@@ -48,7 +49,7 @@ case $K8S_ROOT in
   "$repo"|"$repo"/*) echo "real-cluster.sh: K8S_ROOT=$K8S_ROOT is inside the repository; put it outside" >&2; exit 2 ;;
 esac
 
-usage() { sed -n '2,41p' "$0"; }
+usage() { sed -n '2,43p' "$0"; }
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
@@ -125,6 +126,8 @@ status() {
   local m l
   m=$(findmnt -rn -o TARGET | grep -c '^/var/lib/kubelet/' || true)
   echo "mounts under /var/lib/kubelet: $m"
+  m=$(findmnt -rn -o TARGET | grep -c "^$K8S_ROOT/volmnt-real/" || true)
+  echo "mounts of tests/real under $K8S_ROOT/volmnt-real: $m"
   l=$(losetup -l -n -O NAME,BACK-FILE 2>/dev/null | grep -F "$K8S_ROOT/volmnt-real/" || true)
   echo "loop devices of tests/real: ${l:-none}"
 }
@@ -134,10 +137,13 @@ down() {
   [ -x "$RC/controllers-stop.sh" ] && "$RC/controllers-stop.sh" || true
   "$RC/node-stop.sh" || true
   "$RC/stop.sh" || true
-  # What the kubelet left mounted (deepest first), then the loop devices of tests/real.
-  findmnt -rn -o TARGET | grep '^/var/lib/kubelet/' | sort -r | while read -r t; do
-    umount "$t" 2>/dev/null || umount -l "$t" || echo "could not unmount $t" >&2
-  done
+  # What the kubelet left mounted, and what tests/real mounted itself under its work dir (the
+  # XFS original of the duplicate-UUID case, when a run was killed), deepest first; then the
+  # loop devices of tests/real.
+  findmnt -rn -o TARGET | grep -e '^/var/lib/kubelet/' -e "^$K8S_ROOT/volmnt-real/" | sort -r |
+    while read -r t; do
+      umount "$t" 2>/dev/null || umount -l "$t" || echo "could not unmount $t" >&2
+    done
   losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v d="$K8S_ROOT/volmnt-real/" 'index($2, d) == 1 { print $1 }' |
     while read -r dev; do losetup -d "$dev" && echo "detached $dev"; done
   echo "down (data kept in $K8S_ROOT)"
