@@ -4,7 +4,8 @@
     scripts/formats/extract.py FAMILY SOURCE_DIR [--version V] [--out FILE]
 
 FAMILY is a file under src/diagnose/formats/ (without .yaml); its header says which language,
-which paths and which print calls to read (`lang`, `paths`, `exclude`, `calls`, `prefixes`).
+which paths and which print calls to read (`lang`, `paths`, `exclude`, `calls`, `prefixes`,
+`suffixes`: what a call prints after its format, as errors.Wrapf's ': %v' for the error it wraps).
 SOURCE_DIR is a checkout of the program at the version to pin (a git work tree, an exported
 snapshot, or an unpacked Debian source package). The family file is rewritten with every format
 string found: where it is (`at: file:line`), the string with its verbs (`fmt`), and its meaning
@@ -825,9 +826,13 @@ def extract(header, root):
             entry = {"at": f"{rel}:{line}", "fmt": fmt}
             if pre:
                 entry["prefix"] = pre
+            suffix_for = header.get("suffixes", {})
+            suf = suffix_for.get(callee, suffix_for.get(short))
+            if suf:
+                entry["suffix"] = suf
             if callee in header.get("grpc", []):
                 entry["grpc"] = True
-            key = (pre or "") + fmt
+            key = (pre or "") + fmt + (suf or "")
             found.setdefault(key, entry)
     return list(found.values())
 
@@ -877,11 +882,11 @@ def main():
     hand = {}
     for e in old.get("formats") or []:
         if e.get("by") == "hand":
-            hand[(e.get("prefix") or "") + e["fmt"]] = e
+            hand[(e.get("prefix") or "") + e["fmt"] + (e.get("suffix") or "")] = e
     entries = extract(header, os.path.abspath(a.source))
     seen = set()
     for e in entries:
-        key = (e.get("prefix") or "") + e["fmt"]
+        key = (e.get("prefix") or "") + e["fmt"] + (e.get("suffix") or "")
         seen.add(key)
         h = hand.get(key)
         if h:
@@ -891,7 +896,7 @@ def main():
                 if k in h:
                     e[k] = h[k]
         else:
-            e["means"] = default_meaning(e["fmt"])
+            e["means"] = default_meaning(e["fmt"] + (e.get("suffix") or ""))
             e["by"] = "shape"
     for k, h in hand.items():
         if k not in seen:
