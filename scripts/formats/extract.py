@@ -33,8 +33,9 @@ operand of `+` are written `%v`. Python: `raise SomeError("...".format(...))`, f
 with their `!` (`error!`, `anyhow!`, a driver's own `failure!`), functions as `Status::internal`
 or `internal`, `#[snafu(display("..."))]` as `display`; an argument `format!(...)` gives its
 string; `{}` / `{:?}` / `{name}` are written `%v`. Two pseudo-calls: `return` (Go: the string
-values of return statements, `return false, "volume is faulted"`) and `=` (Python: a string
-assigned to an UPPER_CASE name at module or class level, a messages module's constants).
+values of return statements, `return false, "volume is faulted"`), `=` (Python: a string
+assigned to an UPPER_CASE name at module or class level, a messages module's constants) and `%`
+(Python: a `"..." % args` or `"...".format()` expression assigned or returned, printed later).
 """
 import argparse
 import os
@@ -543,7 +544,8 @@ def py_text(node, ast):
 def py_calls(text, names):
     """(line, callee, [argument texts]) for calls to `names` (`raise SomeError("...")`,
     `logger.error(...)`), and, when `=` is among `names`, module- or class-level assignments of a
-    string to an UPPER_CASE name (a messages module: `HOST_NOT_FOUND = "Host for node: {0} ..."`)."""
+    string to an UPPER_CASE name (a messages module: `HOST_NOT_FOUND = "Host for node: {0} ..."`),
+    and, when `%` is, format expressions assigned or returned (`message = "..." % args`)."""
     import ast
     try:
         tree = ast.parse(text)
@@ -567,6 +569,18 @@ def py_calls(text, names):
             args = [py_text(a, ast) for a in node.args] + [
                 py_text(k.value, ast) for k in node.keywords if k.arg in ("msg", "message", "details")]
             out.append((node.lineno, qual, args))
+    if "%" in names:
+        # a format expression (`"..." % args`, `"...".format(...)`) assigned to a variable or
+        # returned, to be printed later (`message = "Failed to resolve %s ..." % name`)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.Return)) and node.value is not None:
+                v = node.value
+                if ((isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mod)) or
+                        (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                         and v.func.attr == "format")):
+                    t = py_text(v, ast)
+                    if t is not None:
+                        out.append((v.lineno, "%", [t]))
     if "=" in names:
         for scope in [tree] + [n for n in tree.body if isinstance(n, ast.ClassDef)]:
             for node in scope.body:
