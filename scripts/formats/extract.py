@@ -4,7 +4,8 @@
     scripts/formats/extract.py FAMILY SOURCE_DIR [--version V] [--out FILE]
 
 FAMILY is a file under src/diagnose/formats/ (without .yaml); its header says which language,
-which paths and which print calls to read (`lang`, `paths`, `exclude`, `calls`, `prefixes`).
+which paths and which print calls to read (`lang`, `paths`, `exclude`, `calls`, `prefixes`,
+`suffixes`: what a call prints after its format, as errors.Wrapf's ': %v' for the error it wraps).
 SOURCE_DIR is a checkout of the program at the version to pin (a git work tree, an exported
 snapshot, or an unpacked Debian source package). The family file is rewritten with every format
 string found: where it is (`at: file:line`), the string with its verbs (`fmt`), and its meaning
@@ -23,6 +24,18 @@ What counts as a format string: the first string-literal argument of a call the 
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
 literals joined (Go). Strings with fewer than two words of letters are left out (paths, bare
 verbs). Nothing here runs or builds the program.
+
+`lang` is go, c, js, python or rust, or a list of them (a driver with a Python controller and a Go
+node plugin): each file is read by the language of its ending. JavaScript: `new GrpcError(code,
+`...`)`, `throw new Error(...)`, `logger.error(...)`; a template's `${...}` and a non-literal
+operand of `+` are written `%v`. Python: `raise SomeError("...".format(...))`, f-strings,
+`"..." % args`, `logger.error(...)`; `{...}` placeholders are written `%v`. Rust: macros named
+with their `!` (`error!`, `anyhow!`, a driver's own `failure!`), functions as `Status::internal`
+or `internal`, `#[snafu(display("..."))]` as `display`; an argument `format!(...)` gives its
+string; `{}` / `{:?}` / `{name}` are written `%v`. Two pseudo-calls: `return` (Go: the string
+values of return statements, `return false, "volume is faulted"`), `=` (Python: a string
+assigned to an UPPER_CASE name at module or class level, a messages module's constants) and `%`
+(Python: a `"..." % args` or `"...".format()` expression assigned or returned, printed later).
 """
 import argparse
 import os
@@ -114,6 +127,9 @@ def go_calls(text, names):
             continue
         # `status.Errorf` is named as such or as `Errorf`; the qualifier is kept for `grpc`.
         qual = toks[i - 2][1] + "." + tok if i >= 2 and toks[i - 1][1] == "." else tok
+        if tok == "return" and "return" in names:
+            out.append((line, "return", go_returned(toks, i + 1)))
+            continue
         if tok not in names and qual not in names:
             continue
         if i + 1 >= len(toks) or toks[i + 1][1] != "(":
@@ -145,6 +161,36 @@ def go_calls(text, names):
             j += 1
         out.append((line, qual, args))
     return out
+
+
+def go_returned(toks, j):
+    """The literal strings of a return statement's values (`return false, "volume is faulted"`),
+    for families that name `return` among their calls: messages a function hands back as a
+    plain string for its caller to print."""
+    args, lits, pure, depth = [], [], True, 0
+    while j < len(toks):
+        k, t, line = toks[j]
+        if depth == 0 and t in ("}", ";"):
+            break
+        if t in "([{":
+            depth += 1
+            pure = False
+        elif t in ")]}":
+            depth -= 1
+        elif t == "," and depth == 0:
+            args.append("".join(lits) if lits and pure else None)
+            lits, pure = [], True
+        elif depth == 0:
+            if k in ("str", "raw"):
+                lits.append(go_unquote(t))
+            elif t != "+":
+                pure = False
+        # the statement ends with its line, unless the line ends in an operator or is in brackets
+        if depth == 0 and j + 1 < len(toks) and toks[j + 1][2] > line and t not in (",", "+", "&&", "||"):
+            break
+        j += 1
+    args.append("".join(lits) if lits and pure else None)
+    return args
 
 
 # --- C ----------------------------------------------------------------------------------------
@@ -250,6 +296,449 @@ def c_calls(text, names):
     return out
 
 
+# --- strings with `{...}` placeholders (JavaScript templates, Python .format/f-strings, Rust) ---
+
+def brace_to_verbs(s, dollar=False):
+    """A string whose placeholders are braces, written with printf verbs like the rest of the
+    catalogue: each `{...}` (JavaScript: `${...}`) becomes `%v`, `{{`/`}}` become braces and a
+    literal `%` becomes `%%`."""
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "%":
+            out.append("%%")
+            i += 1
+        elif not dollar and s.startswith("{{", i):
+            out.append("{")
+            i += 2
+        elif not dollar and s.startswith("}}", i):
+            out.append("}")
+            i += 2
+        elif (s.startswith("${", i) if dollar else c == "{"):
+            depth, j = 0, i + (1 if dollar else 0)
+            while j < len(s):
+                if s[j] == "{":
+                    depth += 1
+                elif s[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j >= len(s):
+                out.append(s[i:])
+                break
+            out.append("%v")
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+# --- JavaScript -------------------------------------------------------------------------------
+
+JS_REGEX_BEFORE = set("(,=:[!&|?{};+-*%<>~^") | {"return", "typeof", "case", "in", "of", "=>"}
+
+
+def js_tokens(text):
+    """(kind, value, line): kind is ident, str (value already unquoted; templates with `${...}`
+    as `%v`), punct or num. Comments and regular expression literals are skipped."""
+    i, line, n, prev = 0, 1, len(text), None
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif c in " \t\r\f\v":
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            line += text.count("\n", i, j)
+            i = j
+        elif c in "'\"":
+            j, buf = i + 1, []
+            while j < n and text[j] != c and text[j] != "\n":
+                if text[j] == "\\" and j + 1 < n:
+                    e = text[j + 1]
+                    buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(e, "" if e == "\n" else e))
+                    j += 2
+                    continue
+                buf.append(text[j])
+                j += 1
+            prev = ("str", "".join(buf), line)
+            yield prev
+            i = j + 1
+        elif c == "`":
+            j, buf, start = i + 1, [], line
+            while j < n and text[j] != "`":
+                if text[j] == "\\" and j + 1 < n:
+                    e = text[j + 1]
+                    buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(e, e))
+                    j += 2
+                    continue
+                if text.startswith("${", j):
+                    depth, k = 0, j + 1
+                    while k < n:
+                        if text[k] == "{":
+                            depth += 1
+                        elif text[k] == "}":
+                            depth -= 1
+                            if depth == 0:
+                                break
+                        elif text[k] == "`":  # a template inside the placeholder
+                            k = text.find("`", k + 1)
+                            if k < 0:
+                                k = n
+                        k += 1
+                    buf.append("\x00")
+                    j = k + 1
+                    continue
+                buf.append(text[j])
+                j += 1
+            line += text.count("\n", i, j)
+            body = "".join(buf).replace("%", "%%").replace("\x00", "%v")
+            prev = ("tmpl", body, start)
+            yield prev
+            i = j + 1
+        elif c == "/" and (prev is None or prev[1] in JS_REGEX_BEFORE):
+            j, cls = i + 1, False
+            while j < n and text[j] != "\n":
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                if text[j] == "[":
+                    cls = True
+                elif text[j] == "]":
+                    cls = False
+                elif text[j] == "/" and not cls:
+                    break
+                j += 1
+            j += 1
+            while j < n and (text[j].isalnum()):
+                j += 1
+            prev = ("regex", text[i:j], line)
+            i = j
+        elif c.isalpha() or c in "_$":
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] in "_$"):
+                j += 1
+            prev = ("ident", text[i:j], line)
+            yield prev
+            i = j
+        elif c.isdigit():
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] in "._"):
+                j += 1
+            prev = ("num", text[i:j], line)
+            yield prev
+            i = j
+        else:
+            t = text[i:i + 2] if text[i:i + 2] in ("=>", "&&", "||", "?.", "==", "!=", "<=", ">=") else c
+            prev = ("punct", t, line)
+            yield prev
+            i += len(t)
+
+
+def js_calls(text, names):
+    """(line, callee, [argument texts]) for calls to `names` (`new GrpcError(...)`,
+    `throw new Error(...)`, `logger.error(...)`). An argument is the joined text of its string
+    literals and templates; other operands of a `+` become `%v` (`"no such device: " + dev`)."""
+    toks = list(js_tokens(text))
+    out = []
+    for i, (kind, tok, line) in enumerate(toks):
+        if kind != "ident":
+            continue
+        qual = toks[i - 2][1] + "." + tok if i >= 2 and toks[i - 1][1] in (".", "?.") else tok
+        if tok not in names and qual not in names:
+            continue
+        if i + 1 >= len(toks) or toks[i + 1][1] != "(":
+            continue
+        if i > 0 and toks[i - 1][1] in ("function", "class"):
+            continue
+        depth, j, args, terms, cur, has_lit = 0, i + 1, [], [], [], False
+
+        def term_end():
+            nonlocal cur
+            if cur:
+                terms.append(cur[0][1] if len(cur) == 1 and cur[0][0] in ("str", "tmpl") else None)
+            cur = []
+
+        def arg_end():
+            nonlocal terms
+            term_end()
+            if any(t is not None for t in terms):
+                fmt = "".join(t if t is not None else "%v" for t in terms)
+                # a plain string's own `%` stays as written: loggers format printf-style
+                args.append(fmt)
+            else:
+                args.append(None)
+            terms = []
+
+        while j < len(toks):
+            k, t, _ = toks[j]
+            if t in "([{" and k == "punct":
+                depth += 1
+                if depth > 1:
+                    cur.append((k, t))
+            elif t in ")]}" and k == "punct":
+                depth -= 1
+                if depth == 0:
+                    arg_end()
+                    break
+                cur.append((k, t))
+            elif t == "," and depth == 1:
+                arg_end()
+            elif t == "+" and depth == 1:
+                term_end()
+            elif depth >= 1:
+                cur.append((k, t))
+            j += 1
+        out.append((line, qual, args))
+    return out
+
+
+# --- Python -----------------------------------------------------------------------------------
+
+PY_VERB = re.compile(r"%(\([A-Za-z0-9_]+\))?[-+#0]*\d*(\.\d+)?[sdifrxXeEgGc]")
+
+
+def py_text(node, ast):
+    """The format text of an argument expression, or None: a string; an f-string (`{...}` as
+    `%v`); `"...".format(...)` (its `{...}` as `%v`); `"..." % args` (printf verbs kept); `+` of
+    these, other operands as `%v`."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        s = node.value
+        # a bare string with `{0}` / `{}` / `{name}` and no printf verb is a .format template
+        if re.search(r"\{[A-Za-z0-9_]*(![rsa])?(:[^{}]*)?\}", s) and not PY_VERB.search(s):
+            return brace_to_verbs(s)
+        return re.sub(r"%\([A-Za-z0-9_]+\)", "%", s)
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value).replace("%", "%%"))
+            else:
+                parts.append("%v")
+        return "".join(parts)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format" and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)):
+        return brace_to_verbs(node.func.value.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        left = node.left
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            return re.sub(r"%\([A-Za-z0-9_]+\)", "%", left.value)
+        return py_text(left, ast)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        l, r = py_text(node.left, ast), py_text(node.right, ast)
+        if l is None and r is None:
+            return None
+        return (l if l is not None else "%v") + (r if r is not None else "%v")
+    return None
+
+
+def py_calls(text, names):
+    """(line, callee, [argument texts]) for calls to `names` (`raise SomeError("...")`,
+    `logger.error(...)`), and, when `=` is among `names`, module- or class-level assignments of a
+    string to an UPPER_CASE name (a messages module: `HOST_NOT_FOUND = "Host for node: {0} ..."`),
+    and, when `%` is, format expressions assigned or returned (`message = "..." % args`)."""
+    import ast
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name):
+                tok, qual = f.id, f.id
+            elif isinstance(f, ast.Attribute):
+                tok = f.attr
+                v = f.value
+                base = v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) else ""
+                qual = base + "." + tok if base else tok
+            else:
+                continue
+            if tok not in names and qual not in names:
+                continue
+            args = [py_text(a, ast) for a in node.args] + [
+                py_text(k.value, ast) for k in node.keywords if k.arg in ("msg", "message", "details")]
+            out.append((node.lineno, qual, args))
+    if "%" in names:
+        # a format expression (`"..." % args`, `"...".format(...)`) assigned to a variable or
+        # returned, to be printed later (`message = "Failed to resolve %s ..." % name`)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.Return)) and node.value is not None:
+                v = node.value
+                if ((isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mod)) or
+                        (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                         and v.func.attr == "format")):
+                    t = py_text(v, ast)
+                    if t is not None:
+                        out.append((v.lineno, "%", [t]))
+    if "=" in names:
+        for scope in [tree] + [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+            for node in scope.body:
+                if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                        and isinstance(node.targets[0], ast.Name)
+                        and re.fullmatch(r"[A-Z][A-Z0-9_]*", node.targets[0].id)):
+                    t = py_text(node.value, ast)
+                    if t is not None:
+                        out.append((node.lineno, "=", [t]))
+    return out
+
+
+# --- Rust -------------------------------------------------------------------------------------
+
+def rust_tokens(text):
+    """(kind, value, line): ident, str (unquoted, raw strings too), punct (`::` kept whole), num."""
+    i, line, n = 0, 1, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif c in " \t\r":
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth += 1
+                    j += 2
+                elif text.startswith("*/", j):
+                    depth -= 1
+                    j += 2
+                else:
+                    j += 1
+            line += text.count("\n", i, j)
+            i = j
+        elif re.match(r'b?r#*"', text[i:i + 40]):
+            m = re.match(r'b?r(#*)"', text[i:])
+            close = '"' + m.group(1)
+            j = text.find(close, i + m.end())
+            j = n if j < 0 else j
+            yield ("str", text[i + m.end():j], line)
+            line += text.count("\n", i, j)
+            i = j + len(close)
+        elif c == '"' or (c == "b" and text.startswith('b"', i)):
+            j, buf, start = i + (2 if c == "b" else 1), [], line
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    e = text[j + 1]
+                    if e == "\n":  # a line continuation skips the next line's indentation
+                        j += 2
+                        while j < n and text[j] in " \t\r\n":
+                            j += 1
+                        continue
+                    buf.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(e, e))
+                    j += 2
+                    continue
+                buf.append(text[j])
+                j += 1
+            line += text.count("\n", i, j)
+            yield ("str", "".join(buf), start)
+            i = j + 1
+        elif c == "'":
+            m = re.match(r"'(\\.[^']*|[^\\'])'", text[i:])
+            i += m.end() if m else 1  # a char literal, or a lifetime's quote
+        elif c.isalpha() or c == "_":
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            yield ("ident", text[i:j], line)
+            i = j
+        elif c.isdigit():
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] in "._"):
+                j += 1
+            yield ("num", text[i:j], line)
+            i = j
+        else:
+            t = "::" if text.startswith("::", i) else c
+            yield ("punct", t, line)
+            i += len(t)
+
+
+RUST_FORMAT_MACROS = {"format", "format_args", "anyhow", "eyre"}
+
+
+def rust_calls(text, names):
+    """(line, callee, [argument texts]) for macro calls (`error!(...)`, named with their `!`),
+    function calls (`Status::internal(...)`, named `Status::internal` or `internal`) and attribute
+    calls (`#[snafu(display("..."))]`: `display`). An argument that is a `format!(...)` gives that
+    macro's format string. `{}`/`{:?}`/`{name}` are written `%v`."""
+    toks = list(rust_tokens(text))
+    out = []
+    for i, (kind, tok, line) in enumerate(toks):
+        if kind != "ident":
+            continue
+        j0 = i + 1
+        name = tok
+        if j0 < len(toks) and toks[j0][1] == "!":
+            name, j0 = tok + "!", j0 + 1
+        qual = toks[i - 2][1] + "::" + name if i >= 2 and toks[i - 1][1] == "::" else name
+        if name not in names and qual not in names:
+            continue
+        if j0 >= len(toks) or toks[j0][1] not in ("(", "[", "{"):
+            continue
+        if i > 0 and toks[i - 1][1] in ("fn", "macro_rules"):
+            continue
+        depth, j, args, lits, pure = 0, j0, [], [], True
+        while j < len(toks):
+            k, t, _ = toks[j]
+            # `"...".to_string()` (or `.into()`, `.to_owned()`) is still that string
+            if depth == 1 and t == "." and j + 3 < len(toks) and toks[j + 1][1] in ("to_string", "into", "to_owned") \
+                    and toks[j + 2][1] == "(" and toks[j + 3][1] == ")":
+                j += 4
+                continue
+            if k == "punct" and t in "([{":
+                depth += 1
+                # `format!(` (or `anyhow!(`) at the start of an argument: its string is the argument's
+                if depth == 2 and j >= 2 and toks[j - 1][1] == "!" and toks[j - 2][1] in RUST_FORMAT_MACROS \
+                        and not lits and j + 1 < len(toks) and toks[j + 1][0] == "str":
+                    lits.append(toks[j + 1][1])
+                    depth_skip = depth
+                    j += 2
+                    while j < len(toks) and depth >= depth_skip:
+                        if toks[j][0] == "punct" and toks[j][1] in "([{":
+                            depth += 1
+                        elif toks[j][0] == "punct" and toks[j][1] in ")]}":
+                            depth -= 1
+                        j += 1
+                    continue
+                if depth > 1:
+                    pure = False
+            elif k == "punct" and t in ")]}":
+                depth -= 1
+                if depth == 0:
+                    args.append(brace_to_verbs("".join(lits)) if lits and pure else None)
+                    break
+            elif k == "punct" and t == "," and depth == 1:
+                args.append(brace_to_verbs("".join(lits)) if lits and pure else None)
+                lits, pure = [], True
+            elif depth == 1:
+                if k == "str":
+                    lits.append(t)
+                elif k == "ident" and t in RUST_FORMAT_MACROS and j + 1 < len(toks) and toks[j + 1][1] == "!":
+                    pass  # the `(` after `!` takes the macro's string
+                elif k == "punct" and t == "!" and toks[j - 1][1] in RUST_FORMAT_MACROS:
+                    pass
+                elif not (k == "punct" and t == "&"):
+                    pure = False
+            j += 1
+        out.append((line, qual, args))
+    return out
+
+
 # --- what is kept -----------------------------------------------------------------------------
 
 WORD = re.compile(r"[A-Za-z]{2,}")
@@ -277,7 +766,10 @@ def default_meaning(fmt):
     return "symptom"
 
 
-def walk(root, paths, exclude, exts):
+def walk(root, paths, exclude, exts, defaults=()):
+    """Files under `paths` ending in `exts`; `exclude` is matched against the path from the root,
+    `defaults` (tests, vendor, generated code) against the path from the listed path, so a
+    family may list a directory under vendor/ that it means to read."""
     for p in paths:
         base = os.path.join(root, p)
         if os.path.isfile(base):
@@ -285,8 +777,11 @@ def walk(root, paths, exclude, exts):
             continue
         for d, dirs, files in os.walk(base):
             rel = os.path.relpath(d, root)
+            below = os.path.relpath(d, base)
+            below = "" if below == "." else below
             dirs[:] = sorted(x for x in dirs
-                             if not any(re.search(e, os.path.join(rel, x) + "/") for e in exclude))
+                             if not any(re.search(e, os.path.join(rel, x) + "/") for e in exclude)
+                             and not any(re.search(e, os.path.join(below, x) + "/") for e in defaults))
             for f in sorted(files):
                 full = os.path.join(d, f)
                 relf = os.path.relpath(full, root)
@@ -294,26 +789,41 @@ def walk(root, paths, exclude, exts):
                     continue
                 if any(re.search(e, relf) for e in exclude):
                     continue
+                if any(re.search(e, os.path.join(below, f)) for e in defaults):
+                    continue
                 yield full
 
 
+# lang -> (file endings, paths always skipped (tests, vendored and generated code), reader)
+LANGS = {
+    "go": ((".go",), [r"_test\.go$", r"(^|/)vendor/", r"(^|/)testdata/", r"(^|/)test/", r"(^|/)e2e/",
+                      r"zz_generated", r"\.pb\.go$", r"(^|/)hack/"], go_calls),
+    "c": ((".c", ".h"), [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)Documentation/"], c_calls),
+    "js": ((".js", ".mjs", ".cjs"), [r"(^|/)node_modules/", r"(^|/)tests?/", r"(^|/)__tests__/",
+                                     r"\.(test|spec)\.js$", r"\.min\.js$"], js_calls),
+    "python": ((".py",), [r"(^|/)tests?/", r"(^|/)test_[^/]*\.py$", r"_test\.py$", r"(^|/)conftest\.py$"],
+               py_calls),
+    "rust": ((".rs",), [r"(^|/)tests?/", r"(^|/)benches/", r"(^|/)examples/", r"(^|/)target/"], rust_calls),
+}
+
+
 def extract(header, root):
-    lang = header["lang"]
+    langs = header["lang"] if isinstance(header["lang"], list) else [header["lang"]]
     names = set(header["calls"])
-    exclude = header.get("exclude", []) + (
-        [r"_test\.go$", r"(^|/)vendor/", r"(^|/)testdata/", r"(^|/)test/", r"(^|/)e2e/",
-         r"zz_generated", r"\.pb\.go$", r"(^|/)hack/"] if lang == "go" else
-        [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)Documentation/"])
-    exts = (".go",) if lang == "go" else (".c", ".h")
+    exclude = header.get("exclude", [])
+    defaults = [e for l in langs for e in LANGS[l][1]]
+    exts = tuple(x for l in langs for x in LANGS[l][0])
     found = {}
-    for path in walk(root, header["paths"], exclude, exts):
+    for path in walk(root, header["paths"], exclude, exts, defaults):
         try:
             text = open(path, encoding="utf-8", errors="replace").read()
         except OSError:
             continue
         rel = os.path.relpath(path, root)
         prefix_for = header.get("prefixes", {})
-        calls = go_calls(text, names) if lang == "go" else c_calls(text, names)
+        # the reader for the file's ending; a listed file without one is read as the first lang
+        lang = next((l for l in langs if path.endswith(LANGS[l][0])), langs[0])
+        calls = LANGS[lang][2](text, names)
         for line, callee, args in calls:
             fmt = next((a for a in args if a), None)
             if fmt is None:
@@ -323,15 +833,20 @@ def extract(header, root):
                 continue
             if not is_message(fmt):
                 continue
-            pre = prefix_for.get(callee, prefix_for.get(callee.rsplit(".", 1)[-1]))
+            short = re.split(r"\.|::", callee)[-1]
+            pre = prefix_for.get(callee, prefix_for.get(short))
             if pre is None:
                 pre = file_prefix(header, rel)
             entry = {"at": f"{rel}:{line}", "fmt": fmt}
             if pre:
                 entry["prefix"] = pre
+            suffix_for = header.get("suffixes", {})
+            suf = suffix_for.get(callee, suffix_for.get(short))
+            if suf:
+                entry["suffix"] = suf
             if callee in header.get("grpc", []):
                 entry["grpc"] = True
-            key = (pre or "") + fmt
+            key = (pre or "") + fmt + (suf or "")
             found.setdefault(key, entry)
     return list(found.values())
 
@@ -381,11 +896,11 @@ def main():
     hand = {}
     for e in old.get("formats") or []:
         if e.get("by") == "hand":
-            hand[(e.get("prefix") or "") + e["fmt"]] = e
+            hand[(e.get("prefix") or "") + e["fmt"] + (e.get("suffix") or "")] = e
     entries = extract(header, os.path.abspath(a.source))
     seen = set()
     for e in entries:
-        key = (e.get("prefix") or "") + e["fmt"]
+        key = (e.get("prefix") or "") + e["fmt"] + (e.get("suffix") or "")
         seen.add(key)
         h = hand.get(key)
         if h:
@@ -395,7 +910,7 @@ def main():
                 if k in h:
                     e[k] = h[k]
         else:
-            e["means"] = default_meaning(e["fmt"])
+            e["means"] = default_meaning(e["fmt"] + (e.get("suffix") or ""))
             e["by"] = "shape"
     for k, h in hand.items():
         if k not in seen:
