@@ -3,6 +3,7 @@
 pub mod describe;
 pub mod describe_node;
 pub mod events;
+pub mod identity;
 pub mod klog;
 pub mod mount_error;
 pub mod mountinfo;
