@@ -210,7 +210,13 @@ C_STRING_MACROS = {
 C_MACRO_TEXT = {"DRV_NAME": "{driver}", "PROGNAME": "{program}"}
 
 
+GETTEXT = ("_", "N_", "gettext", "P_")
+
+
 def c_calls(text, names):
+    """(line, callee, [first string literal of each argument]) for calls to `names`. An argument
+    that is not a plain literal but holds translated literals (`cond ? _("a") : _("b")`) gives
+    one call per literal, each with that literal alone."""
     toks = list(c_tokens(text))
     out = []
     for i, (kind, tok, line) in enumerate(toks):
@@ -219,34 +225,60 @@ def c_calls(text, names):
         if i + 1 >= len(toks) or toks[i + 1][1] != "(":
             continue
         depth, j, args, lits, pure = 0, i + 1, [], [], True
+        groups, gdepth = [], None          # the `_("...")` groups of the current argument
+        alts = None                        # the groups of the first argument with no plain literal
+
+        def end_arg():
+            nonlocal alts
+            if lits and pure:
+                args.append("".join(lits))
+            else:
+                args.append(None)
+                if alts is None and not any(args[:-1]) and groups:
+                    alts = [g for g in groups if g[1]]
+
         while j < len(toks):
-            k, t, _ = toks[j]
+            k, t, tl = toks[j]
             if t in "([{":
                 depth += 1
                 # `_("...")` inside the call: its literal is the argument's.
-                if depth > 1 and not (toks[j - 1][1] in ("_", "N_", "gettext", "P_")):
+                if depth > 1 and toks[j - 1][1] in GETTEXT:
+                    if gdepth is None:
+                        gdepth = depth
+                        groups.append((tl, []))
+                elif depth > 1:
                     pure = False
             elif t in ")]}":
+                if gdepth is not None and depth == gdepth:
+                    gdepth = None
                 depth -= 1
                 if depth == 0:
-                    args.append("".join(lits) if lits and pure else None)
+                    end_arg()
                     break
             elif t == "," and depth == 1:
-                args.append("".join(lits) if lits and pure else None)
-                lits, pure = [], True
+                end_arg()
+                lits, pure, groups = [], True, []
             elif depth >= 1:
                 if k == "str":
                     lits.append(c_unquote(t))
+                    if gdepth is not None:
+                        groups[-1][1].append(c_unquote(t))
                 elif k == "ident" and t in C_STRING_MACROS:
                     pass
                 elif k == "ident" and t in C_MACRO_TEXT:
                     lits.append(C_MACRO_TEXT[t])
-                elif k == "ident" and t in ("_", "N_", "gettext", "P_"):
+                    if gdepth is not None:
+                        groups[-1][1].append(C_MACRO_TEXT[t])
+                elif k == "ident" and t in GETTEXT:
                     pass
                 elif depth == 1:
                     pure = False
             j += 1
-        out.append((line, tok, args))
+        if alts and not any(args):
+            for gl, g in alts:
+                out.append((gl, tok, ["".join(g)]))
+        else:
+            out.append((line, tok, args))
     return out
 
 
@@ -273,6 +305,9 @@ def default_meaning(fmt):
     if re.search(r"(:|=|Output|output|error|err|desc|because|reason)\s*['\"\[(]?%[-+ #0]*[vsqw]['\"\])]?$", s):
         return "wraps"
     if re.search(r"%[vw]$", s):
+        return "wraps"
+    # `%m` is strerror(errno): the errno family's text, read on its own.
+    if re.search(r"(:|error|err)\s*['\"\[(]?%m['\"\])]?$", s):
         return "wraps"
     return "symptom"
 
