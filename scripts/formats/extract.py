@@ -290,7 +290,8 @@ VERB = re.compile(r"%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(hh|h|ll|l|L|q|j|z|t)?[a-zA-Z
 
 def is_message(s):
     """Two words of letters outside the verbs, and not a path or a flag's name."""
-    bare = VERB.sub(" ", s)
+    # A verb before `()` is a function's name, as good as a word: "%s() failed: %m".
+    bare = VERB.sub(" ", re.sub(r"%s\(\)", " call ", s))
     words = WORD.findall(bare)
     if len(words) < 2:
         return False
