@@ -213,10 +213,17 @@ C_MACRO_TEXT = {"DRV_NAME": "{driver}", "PROGNAME": "{program}"}
 GETTEXT = ("_", "N_", "gettext", "P_")
 
 
-def c_calls(text, names):
+UPPER = re.compile(r"[A-Z][A-Z0-9_]*$")
+
+
+def c_calls(text, names, macros=None, first_arg=None):
     """(line, callee, [first string literal of each argument]) for calls to `names`. An argument
     that is not a plain literal but holds translated literals (`cond ? _("a") : _("b")`) gives
-    one call per literal, each with that literal alone."""
+    one call per literal, each with that literal alone. An upper-case macro next to a literal
+    (`RBD_DRV_NAME ": ..."`) is a string: its text from `macros`, else `%s`. `first_arg` keeps
+    only the calls of a name whose first argument starts so (`cifs_dbg(VFS, ...)`)."""
+    macros = {**C_MACRO_TEXT, **(macros or {})}
+    first_arg = first_arg or {}
     toks = list(c_tokens(text))
     out = []
     for i, (kind, tok, line) in enumerate(toks):
@@ -237,8 +244,11 @@ def c_calls(text, names):
                 if alts is None and not any(args[:-1]) and groups:
                     alts = [g for g in groups if g[1]]
 
+        first = []                         # the tokens of the first argument
         while j < len(toks):
             k, t, tl = toks[j]
+            if len(args) == 0 and depth >= 1 and not (depth == 1 and t in ",)"):
+                first.append(t)
             if t in "([{":
                 depth += 1
                 # `_("...")` inside the call: its literal is the argument's.
@@ -265,15 +275,19 @@ def c_calls(text, names):
                         groups[-1][1].append(c_unquote(t))
                 elif k == "ident" and t in C_STRING_MACROS:
                     pass
-                elif k == "ident" and t in C_MACRO_TEXT:
-                    lits.append(C_MACRO_TEXT[t])
+                elif k == "ident" and (t in macros or (
+                        UPPER.match(t) and (toks[j - 1][0] == "str" or
+                                            (j + 1 < len(toks) and toks[j + 1][0] == "str")))):
+                    lits.append(macros.get(t, "%s"))
                     if gdepth is not None:
-                        groups[-1][1].append(C_MACRO_TEXT[t])
+                        groups[-1][1].append(macros.get(t, "%s"))
                 elif k == "ident" and t in GETTEXT:
                     pass
                 elif depth == 1:
                     pure = False
             j += 1
+        if tok in first_arg and not " ".join(first).startswith(first_arg[tok]):
+            continue
         if alts and not any(args):
             for gl, g in alts:
                 out.append((gl, tok, ["".join(g)]))
@@ -335,7 +349,13 @@ def walk(root, paths, exclude, exts):
 
 def extract(header, root):
     lang = header["lang"]
-    names = set(header["calls"])
+    # `name(ARG` in `calls`: only the calls whose first argument starts with ARG.
+    names, first_arg = set(), {}
+    for c in header["calls"]:
+        name, _, arg = c.partition("(")
+        names.add(name)
+        if arg:
+            first_arg[name] = arg
     exclude = header.get("exclude", []) + (
         [r"_test\.go$", r"(^|/)vendor/", r"(^|/)testdata/", r"(^|/)test/", r"(^|/)e2e/",
          r"zz_generated", r"\.pb\.go$", r"(^|/)hack/"] if lang == "go" else
@@ -349,7 +369,8 @@ def extract(header, root):
             continue
         rel = os.path.relpath(path, root)
         prefix_for = header.get("prefixes", {})
-        calls = go_calls(text, names) if lang == "go" else c_calls(text, names)
+        calls = (go_calls(text, names) if lang == "go" else
+                 c_calls(text, names, header.get("macros"), first_arg))
         for line, callee, args in calls:
             fmt = next((a for a in args if a), None)
             if fmt is None:
