@@ -21,7 +21,8 @@ old file whose string is gone are dropped (a hand meaning that is dropped is pri
 What counts as a format string: the first string-literal argument of a call the family names in
 `calls` (Go: fmt.Errorf, klog.Errorf, status.Errorf, errors.Wrapf, recorder.Eventf, ...; C:
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
-literals joined (Go). Strings with fewer than two words of letters are left out (paths, bare
+literals joined (Go); in C also every literal of an array the family names in `tables` (message
+tables printed by index, such as open-iscsi's iscsi_err_msgs). Strings with fewer than two words of letters are left out (paths, bare
 verbs). Nothing here runs or builds the program.
 """
 import argparse
@@ -296,6 +297,34 @@ def c_calls(text, names, macros=None, first_arg=None):
     return out
 
 
+def c_tables(text, names):
+    """(line, table, [literal]) for every string literal in the initializer of an array named
+    in `names` (`static char *iscsi_err_msgs[] = { "unknown error", ... }`): message tables
+    that a program prints by index. Adjacent literals are joined."""
+    out = []
+    for m in re.finditer(r"\b(%s)\s*\[[^\]]*\]\s*=\s*\{" % "|".join(map(re.escape, names)), text):
+        line0 = text.count("\n", 0, m.start()) + 1
+        toks = list(c_tokens(text[m.end():]))
+        depth, cur, cur_line = 1, [], None
+        for k, t, l in toks:
+            if t == "{":
+                depth += 1
+            elif t == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            if k == "str":
+                if not cur:
+                    cur_line = line0 + l - 1
+                cur.append(c_unquote(t))
+            elif cur:
+                out.append((cur_line, m.group(1), ["".join(cur)]))
+                cur = []
+        if cur:
+            out.append((cur_line, m.group(1), ["".join(cur)]))
+    return out
+
+
 # --- what is kept -----------------------------------------------------------------------------
 
 WORD = re.compile(r"[A-Za-z]{2,}")
@@ -371,6 +400,9 @@ def extract(header, root):
         prefix_for = header.get("prefixes", {})
         calls = (go_calls(text, names) if lang == "go" else
                  c_calls(text, names, header.get("macros"), first_arg))
+        # `tables`: arrays of messages printed by index (C).
+        if lang == "c" and header.get("tables"):
+            calls += c_tables(text, header["tables"])
         for line, callee, args in calls:
             fmt = next((a for a in args if a), None)
             if fmt is None:
