@@ -22,7 +22,8 @@ What counts as a format string: the first string-literal argument of a call the 
 `calls` (Go: fmt.Errorf, klog.Errorf, status.Errorf, errors.Wrapf, recorder.Eventf, ...; C:
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
 literals joined (Go); in C also every literal of an array the family names in `tables` (message
-tables printed by index, such as open-iscsi's iscsi_err_msgs). Strings with fewer than two words of letters are left out (paths, bare
+tables printed by index, such as open-iscsi's iscsi_err_msgs), and the messages of a com_err
+error table (`ec CODE, "message"` in a .et file named in `paths`). Strings with fewer than two words of letters are left out (paths, bare
 verbs). Nothing here runs or builds the program.
 """
 import argparse
@@ -325,6 +326,15 @@ def c_tables(text, names):
     return out
 
 
+def et_entries(text):
+    """(line, code, [message]) for each `ec CODE, "message"` of a com_err error table
+    (compile_et's .et source: e2fsprogs' ext2_err.et.in); the codes are what com_err() prints."""
+    out = []
+    for m in re.finditer(r'^ec\s+(\w+),\s*\n?\s*("(?:\\.|[^"\\\n])*")', text, re.M):
+        out.append((text.count("\n", 0, m.start(2)) + 1, m.group(1), [c_unquote(m.group(2))]))
+    return out
+
+
 # --- what is kept -----------------------------------------------------------------------------
 
 WORD = re.compile(r"[A-Za-z]{2,}")
@@ -398,8 +408,11 @@ def extract(header, root):
             continue
         rel = os.path.relpath(path, root)
         prefix_for = header.get("prefixes", {})
-        calls = (go_calls(text, names) if lang == "go" else
-                 c_calls(text, names, header.get("macros"), first_arg))
+        if path.endswith((".et", ".et.in")):
+            calls = et_entries(text)
+        else:
+            calls = (go_calls(text, names) if lang == "go" else
+                     c_calls(text, names, header.get("macros"), first_arg))
         # `tables`: arrays of messages printed by index (C).
         if lang == "c" and header.get("tables"):
             calls += c_tables(text, header["tables"])
