@@ -23,8 +23,10 @@ What counts as a format string: the first string-literal argument of a call the 
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
 literals joined (Go); in C also every literal of an array the family names in `tables` (message
 tables printed by index, such as open-iscsi's iscsi_err_msgs), and the messages of a com_err
-error table (`ec CODE, "message"` in a .et file named in `paths`). Strings with fewer than two words of letters are left out (paths, bare
-verbs). Nothing here runs or builds the program.
+error table (`ec CODE, "message"` in a .et file named in `paths`). `lang: cpp` reads C++ the
+same way and, for the streams named in `streams` (cerr, cout), each `<<` chain as one message
+with `%s` for what is not a literal. Strings with fewer than two words of letters are left out
+(paths, bare verbs). Nothing here runs or builds the program.
 """
 import argparse
 import os
@@ -326,6 +328,56 @@ def c_tables(text, names):
     return out
 
 
+def c_streams(text, names):
+    """(line, stream, [message]) for each C++ stream statement `std::cerr << "rbd: " << x <<
+    " failed" << std::endl;` on a stream named in `names`: the literals joined, every other
+    operand a `%s`, up to `std::endl` or the end of the statement."""
+    toks = list(c_tokens(text))
+    out = []
+    i = 0
+    while i < len(toks):
+        kind, tok, line = toks[i]
+        if not (kind == "ident" and tok in names and i + 2 < len(toks)
+                and toks[i + 1][1] == "<" and toks[i + 2][1] == "<"):
+            i += 1
+            continue
+        j, depth, parts, operand, has_lit = i + 3, 0, [], [], False
+
+        def flush():
+            nonlocal operand, has_lit
+            if not operand:
+                return
+            texts = [t for k, t in operand]
+            if all(k == "str" for k, t in operand):
+                parts.append("".join(c_unquote(t) for t in texts))
+                has_lit = True
+            elif texts[-1] not in ("endl", "dendl", "flush"):
+                parts.append("%s")
+            operand = []
+
+        while j < len(toks):
+            k, t, _ = toks[j]
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+                if depth < 0:
+                    break
+            if depth == 0 and t == ";":
+                break
+            if depth == 0 and t == "<" and j + 1 < len(toks) and toks[j + 1][1] == "<":
+                flush()
+                j += 2
+                continue
+            operand.append((k, t))
+            j += 1
+        flush()
+        if has_lit:
+            out.append((line, tok, ["".join(parts)]))
+        i = j
+    return out
+
+
 def et_entries(text):
     """(line, code, [message]) for each `ec CODE, "message"` of a com_err error table
     (compile_et's .et source: e2fsprogs' ext2_err.et.in); the codes are what com_err() prints."""
@@ -399,7 +451,8 @@ def extract(header, root):
         [r"_test\.go$", r"(^|/)vendor/", r"(^|/)testdata/", r"(^|/)test/", r"(^|/)e2e/",
          r"zz_generated", r"\.pb\.go$", r"(^|/)hack/"] if lang == "go" else
         [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)Documentation/"])
-    exts = (".go",) if lang == "go" else (".c", ".h")
+    exts = {"go": (".go",), "c": (".c", ".h"),
+            "cpp": (".cc", ".cpp", ".cxx", ".c", ".h", ".hpp")}[lang]
     found = {}
     for path in walk(root, header["paths"], exclude, exts):
         try:
@@ -410,6 +463,10 @@ def extract(header, root):
         prefix_for = header.get("prefixes", {})
         if path.endswith((".et", ".et.in")):
             calls = et_entries(text)
+        elif lang == "cpp":
+            calls = c_calls(text, names, header.get("macros"), first_arg)
+            if header.get("streams"):
+                calls += c_streams(text, set(header["streams"]))
         else:
             calls = (go_calls(text, names) if lang == "go" else
                      c_calls(text, names, header.get("macros"), first_arg))
