@@ -330,8 +330,8 @@ def c_tables(text, names):
 
 def c_streams(text, names):
     """(line, stream, [message]) for each C++ stream statement `std::cerr << "rbd: " << x <<
-    " failed" << std::endl;` on a stream named in `names`: the literals joined, every other
-    operand a `%s`, up to `std::endl` or the end of the statement."""
+    " failed" << std::endl;` on a stream named in `names`: the literals joined (a `%` in them
+    written `%%`), `std::endl` a newline, every other operand a `%s`."""
     toks = list(c_tokens(text))
     out = []
     i = 0
@@ -349,9 +349,12 @@ def c_streams(text, names):
                 return
             texts = [t for k, t in operand]
             if all(k == "str" for k, t in operand):
-                parts.append("".join(c_unquote(t) for t in texts))
+                # A literal `%` is not a verb: written `%%` as in a printf format.
+                parts.append("".join(c_unquote(t) for t in texts).replace("%", "%%"))
                 has_lit = True
-            elif texts[-1] not in ("endl", "dendl", "flush"):
+            elif texts[-1] == "endl":
+                parts.append("\n")
+            elif texts[-1] not in ("dendl", "flush"):
                 parts.append("%s")
             operand = []
 
