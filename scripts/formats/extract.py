@@ -477,9 +477,15 @@ def extract(header, root):
         if lang == "c" and header.get("tables"):
             calls += c_tables(text, header["tables"])
         for line, callee, args in calls:
-            fmt = next((a for a in args if a), None)
+            # The first literal argument, unless it is a one-word tag (an event reason such as
+            # "ClaimLost") followed by a literal that is a message.
+            lits = [a for a in args if a]
+            fmt = lits[0] if lits else None
             if fmt is None:
                 continue
+            if (len(lits) > 1 and re.fullmatch(r"[A-Za-z][\w.-]*", fmt)
+                    and is_message(lits[1])):
+                fmt = lits[1]
             fmt = fmt.rstrip("\n")
             if "\n" in fmt.strip("\n") and len(fmt) > 400:
                 continue
