@@ -22,7 +22,8 @@ What counts as a format string: the first string-literal argument of a call the 
 `calls` (Go: fmt.Errorf, klog.Errorf, status.Errorf, errors.Wrapf, recorder.Eventf, ...; C:
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
 literals joined (Go); in C also every literal of an array the family names in `tables` (message
-tables printed by index, such as open-iscsi's iscsi_err_msgs), and the messages of a com_err
+tables printed by index, such as open-iscsi's iscsi_err_msgs), in Go the string constants whose
+names match a regex of `tables` (the scheduler's ErrReason...), and the messages of a com_err
 error table (`ec CODE, "message"` in a .et file named in `paths`). `lang: cpp` reads C++ the
 same way and, for the streams named in `streams` (cerr, cout), each `<<` chain as one message
 with `%s` for what is not a literal. Strings with fewer than two words of letters are left out
@@ -381,6 +382,18 @@ def c_streams(text, names):
     return out
 
 
+def go_tables(text, patterns):
+    """(line, name, [literal]) for each Go constant or variable whose name matches one of
+    `patterns` (regexes) and whose value is a string literal: the messages a program keeps in
+    named constants (`ErrReasonBindConflict ConflictReason = "node(s) didn't find ..."`)."""
+    out = []
+    for m in re.finditer(r'^[ \t]*(?:const[ \t]+|var[ \t]+)?([A-Za-z_]\w*)[ \t]+(?:[\w.]+[ \t]+)?=[ \t]*'
+                         r'("(?:\\.|[^"\\\n])*"|`[^`]*`)[ \t]*(?://.*)?$', text, re.M):
+        if any(re.fullmatch(p, m.group(1)) for p in patterns):
+            out.append((text.count("\n", 0, m.start(2)) + 1, m.group(1), [go_unquote(m.group(2))]))
+    return out
+
+
 def et_entries(text):
     """(line, code, [message]) for each `ec CODE, "message"` of a com_err error table
     (compile_et's .et source: e2fsprogs' ext2_err.et.in); the codes are what com_err() prints."""
@@ -473,9 +486,11 @@ def extract(header, root):
         else:
             calls = (go_calls(text, names) if lang == "go" else
                      c_calls(text, names, header.get("macros"), first_arg))
-        # `tables`: arrays of messages printed by index (C).
+        # `tables`: arrays of messages printed by index (C), named message constants (Go).
         if lang == "c" and header.get("tables"):
             calls += c_tables(text, header["tables"])
+        if lang == "go" and header.get("tables"):
+            calls += go_tables(text, header["tables"])
         for line, callee, args in calls:
             # The first literal argument, unless it is a one-word tag (an event reason such as
             # "ClaimLost") followed by a literal that is a message.
