@@ -22,20 +22,26 @@ old file whose string is gone are dropped (a hand meaning that is dropped is pri
 What counts as a format string: the first string-literal argument of a call the family names in
 `calls` (Go: fmt.Errorf, klog.Errorf, status.Errorf, errors.Wrapf, recorder.Eventf, ...; C:
 printk, pr_err, xfs_warn, _(...) ...), with adjacent literals joined (C) or `+` concatenations of
-literals joined (Go). Strings with fewer than two words of letters are left out (paths, bare
-verbs). Nothing here runs or builds the program.
+literals joined (Go); in C also every literal of an array the family names in `tables` (message
+tables printed by index, such as open-iscsi's iscsi_err_msgs), in Go the string constants whose
+names match a regex of `tables` (the scheduler's ErrReason...), and the messages of a com_err
+error table (`ec CODE, "message"` in a .et file named in `paths`). `lang: cpp` reads C++ the
+same way and, for the streams named in `streams` (cerr, cout), each `<<` chain as one message
+with `%s` for what is not a literal. Strings with fewer than two words of letters are left out
+(paths, bare verbs). Nothing here runs or builds the program.
 
-`lang` is go, c, js, python or rust, or a list of them (a driver with a Python controller and a Go
-node plugin): each file is read by the language of its ending. JavaScript: `new GrpcError(code,
-`...`)`, `throw new Error(...)`, `logger.error(...)`; a template's `${...}` and a non-literal
-operand of `+` are written `%v`. Python: `raise SomeError("...".format(...))`, f-strings,
-`"..." % args`, `logger.error(...)`; `{...}` placeholders are written `%v`. Rust: macros named
-with their `!` (`error!`, `anyhow!`, a driver's own `failure!`), functions as `Status::internal`
-or `internal`, `#[snafu(display("..."))]` as `display`; an argument `format!(...)` gives its
-string; `{}` / `{:?}` / `{name}` are written `%v`. Two pseudo-calls: `return` (Go: the string
-values of return statements, `return false, "volume is faulted"`), `=` (Python: a string
-assigned to an UPPER_CASE name at module or class level, a messages module's constants) and `%`
-(Python: a `"..." % args` or `"...".format()` expression assigned or returned, printed later).
+`lang` is go, c, cpp, js, python or rust, or a list of them (a driver with a Python controller
+and a Go node plugin): each file is read by the language of its ending. JavaScript: `new
+GrpcError(code, `...`)`, `throw new Error(...)`, `logger.error(...)`; a template's `${...}` and a
+non-literal operand of `+` are written `%v`. Python: `raise SomeError("...".format(...))`,
+f-strings, `"..." % args`, `logger.error(...)`; `{...}` placeholders are written `%v`. Rust:
+macros named with their `!` (`error!`, `anyhow!`, a driver's own `failure!`), functions as
+`Status::internal` or `internal`, `#[snafu(display("..."))]` as `display`; an argument
+`format!(...)` gives its string; `{}` / `{:?}` / `{name}` are written `%v`. Pseudo-calls:
+`return` (Go: the string values of return statements, `return false, "volume is faulted"`), `=`
+(Python: a string assigned to an UPPER_CASE name at module or class level, a messages module's
+constants) and `%` (Python: a `"..." % args` or `"...".format()` expression assigned or
+returned, printed later).
 """
 import argparse
 import os
@@ -256,7 +262,20 @@ C_STRING_MACROS = {
 C_MACRO_TEXT = {"DRV_NAME": "{driver}", "PROGNAME": "{program}"}
 
 
-def c_calls(text, names):
+GETTEXT = ("_", "N_", "gettext", "P_")
+
+
+UPPER = re.compile(r"[A-Z][A-Z0-9_]*$")
+
+
+def c_calls(text, names, macros=None, first_arg=None):
+    """(line, callee, [first string literal of each argument]) for calls to `names`. An argument
+    that is not a plain literal but holds translated literals (`cond ? _("a") : _("b")`) gives
+    one call per literal, each with that literal alone. An upper-case macro next to a literal
+    (`RBD_DRV_NAME ": ..."`) is a string: its text from `macros`, else `%s`. `first_arg` keeps
+    only the calls of a name whose first argument starts so (`cifs_dbg(VFS, ...)`)."""
+    macros = {**C_MACRO_TEXT, **(macros or {})}
+    first_arg = first_arg or {}
     toks = list(c_tokens(text))
     out = []
     for i, (kind, tok, line) in enumerate(toks):
@@ -265,34 +284,169 @@ def c_calls(text, names):
         if i + 1 >= len(toks) or toks[i + 1][1] != "(":
             continue
         depth, j, args, lits, pure = 0, i + 1, [], [], True
+        groups, gdepth = [], None          # the `_("...")` groups of the current argument
+        alts = None                        # the groups of the first argument with no plain literal
+
+        def end_arg():
+            nonlocal alts
+            if lits and pure:
+                args.append("".join(lits))
+            else:
+                args.append(None)
+                if alts is None and not any(args[:-1]) and groups:
+                    alts = [g for g in groups if g[1]]
+
+        first = []                         # the tokens of the first argument
         while j < len(toks):
-            k, t, _ = toks[j]
+            k, t, tl = toks[j]
+            if len(args) == 0 and depth >= 1 and not (depth == 1 and t in ",)"):
+                first.append(t)
             if t in "([{":
                 depth += 1
                 # `_("...")` inside the call: its literal is the argument's.
-                if depth > 1 and not (toks[j - 1][1] in ("_", "N_", "gettext", "P_")):
+                if depth > 1 and toks[j - 1][1] in GETTEXT:
+                    if gdepth is None:
+                        gdepth = depth
+                        groups.append((tl, []))
+                elif depth > 1:
                     pure = False
             elif t in ")]}":
+                if gdepth is not None and depth == gdepth:
+                    gdepth = None
                 depth -= 1
                 if depth == 0:
-                    args.append("".join(lits) if lits and pure else None)
+                    end_arg()
                     break
             elif t == "," and depth == 1:
-                args.append("".join(lits) if lits and pure else None)
-                lits, pure = [], True
+                end_arg()
+                lits, pure, groups = [], True, []
             elif depth >= 1:
                 if k == "str":
                     lits.append(c_unquote(t))
+                    if gdepth is not None:
+                        groups[-1][1].append(c_unquote(t))
                 elif k == "ident" and t in C_STRING_MACROS:
                     pass
-                elif k == "ident" and t in C_MACRO_TEXT:
-                    lits.append(C_MACRO_TEXT[t])
-                elif k == "ident" and t in ("_", "N_", "gettext", "P_"):
+                elif k == "ident" and (t in macros or (
+                        UPPER.match(t) and (toks[j - 1][0] == "str" or
+                                            (j + 1 < len(toks) and toks[j + 1][0] == "str")))):
+                    lits.append(macros.get(t, "%s"))
+                    if gdepth is not None:
+                        groups[-1][1].append(macros.get(t, "%s"))
+                elif k == "ident" and t in GETTEXT:
                     pass
                 elif depth == 1:
                     pure = False
             j += 1
-        out.append((line, tok, args))
+        if tok in first_arg and not " ".join(first).startswith(first_arg[tok]):
+            continue
+        if alts and not any(args):
+            for gl, g in alts:
+                out.append((gl, tok, ["".join(g)]))
+        else:
+            out.append((line, tok, args))
+    return out
+
+
+def c_tables(text, names):
+    """(line, table, [literal]) for every string literal in the initializer of an array named
+    in `names` (`static char *iscsi_err_msgs[] = { "unknown error", ... }`): message tables
+    that a program prints by index. Adjacent literals are joined."""
+    out = []
+    for m in re.finditer(r"\b(%s)\s*\[[^\]]*\]\s*=\s*\{" % "|".join(map(re.escape, names)), text):
+        line0 = text.count("\n", 0, m.start()) + 1
+        toks = list(c_tokens(text[m.end():]))
+        depth, cur, cur_line = 1, [], None
+        for k, t, l in toks:
+            if t == "{":
+                depth += 1
+            elif t == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            if k == "str":
+                if not cur:
+                    cur_line = line0 + l - 1
+                cur.append(c_unquote(t))
+            elif cur:
+                out.append((cur_line, m.group(1), ["".join(cur)]))
+                cur = []
+        if cur:
+            out.append((cur_line, m.group(1), ["".join(cur)]))
+    return out
+
+
+def c_streams(text, names):
+    """(line, stream, [message]) for each C++ stream statement `std::cerr << "rbd: " << x <<
+    " failed" << std::endl;` on a stream named in `names`: the literals joined (a `%` in them
+    written `%%`), `std::endl` a newline, every other operand a `%s`."""
+    toks = list(c_tokens(text))
+    out = []
+    i = 0
+    while i < len(toks):
+        kind, tok, line = toks[i]
+        if not (kind == "ident" and tok in names and i + 2 < len(toks)
+                and toks[i + 1][1] == "<" and toks[i + 2][1] == "<"):
+            i += 1
+            continue
+        j, depth, parts, operand, has_lit = i + 3, 0, [], [], False
+
+        def flush():
+            nonlocal operand, has_lit
+            if not operand:
+                return
+            texts = [t for k, t in operand]
+            if all(k == "str" for k, t in operand):
+                # A literal `%` is not a verb: written `%%` as in a printf format.
+                parts.append("".join(c_unquote(t) for t in texts).replace("%", "%%"))
+                has_lit = True
+            elif texts[-1] == "endl":
+                parts.append("\n")
+            elif texts[-1] not in ("dendl", "flush"):
+                parts.append("%s")
+            operand = []
+
+        while j < len(toks):
+            k, t, _ = toks[j]
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+                if depth < 0:
+                    break
+            if depth == 0 and t == ";":
+                break
+            if depth == 0 and t == "<" and j + 1 < len(toks) and toks[j + 1][1] == "<":
+                flush()
+                j += 2
+                continue
+            operand.append((k, t))
+            j += 1
+        flush()
+        if has_lit:
+            out.append((line, tok, ["".join(parts)]))
+        i = j
+    return out
+
+
+def go_tables(text, patterns):
+    """(line, name, [literal]) for each Go constant or variable whose name matches one of
+    `patterns` (regexes) and whose value is a string literal: the messages a program keeps in
+    named constants (`ErrReasonBindConflict ConflictReason = "node(s) didn't find ..."`)."""
+    out = []
+    for m in re.finditer(r'^[ \t]*(?:const[ \t]+|var[ \t]+)?([A-Za-z_]\w*)[ \t]+(?:[\w.]+[ \t]+)?=[ \t]*'
+                         r'("(?:\\.|[^"\\\n])*"|`[^`]*`)[ \t]*(?://.*)?$', text, re.M):
+        if any(re.fullmatch(p, m.group(1)) for p in patterns):
+            out.append((text.count("\n", 0, m.start(2)) + 1, m.group(1), [go_unquote(m.group(2))]))
+    return out
+
+
+def et_entries(text):
+    """(line, code, [message]) for each `ec CODE, "message"` of a com_err error table
+    (compile_et's .et source: e2fsprogs' ext2_err.et.in); the codes are what com_err() prints."""
+    out = []
+    for m in re.finditer(r'^ec\s+(\w+),\s*\n?\s*("(?:\\.|[^"\\\n])*")', text, re.M):
+        out.append((text.count("\n", 0, m.start(2)) + 1, m.group(1), [c_unquote(m.group(2))]))
     return out
 
 
@@ -747,7 +901,8 @@ VERB = re.compile(r"%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(hh|h|ll|l|L|q|j|z|t)?[a-zA-Z
 
 def is_message(s):
     """Two words of letters outside the verbs, and not a path or a flag's name."""
-    bare = VERB.sub(" ", s)
+    # A verb before `()` is a function's name, as good as a word: "%s() failed: %m".
+    bare = VERB.sub(" ", re.sub(r"%s\(\)", " call ", s))
     words = WORD.findall(bare)
     if len(words) < 2:
         return False
@@ -762,6 +917,9 @@ def default_meaning(fmt):
     if re.search(r"(:|=|Output|output|error|err|desc|because|reason)\s*['\"\[(]?%[-+ #0]*[vsqw]['\"\])]?$", s):
         return "wraps"
     if re.search(r"%[vw]$", s):
+        return "wraps"
+    # `%m` is strerror(errno): the errno family's text, read on its own.
+    if re.search(r"(:|error|err)\s*['\"\[(]?%m['\"\])]?$", s):
         return "wraps"
     return "symptom"
 
@@ -799,6 +957,8 @@ LANGS = {
     "go": ((".go",), [r"_test\.go$", r"(^|/)vendor/", r"(^|/)testdata/", r"(^|/)test/", r"(^|/)e2e/",
                       r"zz_generated", r"\.pb\.go$", r"(^|/)hack/"], go_calls),
     "c": ((".c", ".h"), [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)Documentation/"], c_calls),
+    "cpp": ((".cc", ".cpp", ".cxx", ".c", ".h", ".hpp"), [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)doc/"],
+            c_calls),
     "js": ((".js", ".mjs", ".cjs"), [r"(^|/)node_modules/", r"(^|/)tests?/", r"(^|/)__tests__/",
                                      r"\.(test|spec)\.js$", r"\.min\.js$"], js_calls),
     "python": ((".py",), [r"(^|/)tests?/", r"(^|/)test_[^/]*\.py$", r"_test\.py$", r"(^|/)conftest\.py$"],
@@ -809,7 +969,13 @@ LANGS = {
 
 def extract(header, root):
     langs = header["lang"] if isinstance(header["lang"], list) else [header["lang"]]
-    names = set(header["calls"])
+    # `name(ARG` in `calls`: only the calls whose first argument starts with ARG.
+    names, first_arg = set(), {}
+    for c in header["calls"]:
+        name, _, arg = c.partition("(")
+        names.add(name)
+        if arg:
+            first_arg[name] = arg
     exclude = header.get("exclude", [])
     defaults = [e for l in langs for e in LANGS[l][1]]
     exts = tuple(x for l in langs for x in LANGS[l][0])
@@ -823,11 +989,29 @@ def extract(header, root):
         prefix_for = header.get("prefixes", {})
         # the reader for the file's ending; a listed file without one is read as the first lang
         lang = next((l for l in langs if path.endswith(LANGS[l][0])), langs[0])
-        calls = LANGS[lang][2](text, names)
+        if path.endswith((".et", ".et.in")):
+            calls = et_entries(text)
+        elif lang in ("c", "cpp"):
+            calls = c_calls(text, names, header.get("macros"), first_arg)
+            if lang == "cpp" and header.get("streams"):
+                calls += c_streams(text, set(header["streams"]))
+        else:
+            calls = LANGS[lang][2](text, names)
+        # `tables`: arrays of messages printed by index (C), named message constants (Go).
+        if lang == "c" and header.get("tables"):
+            calls += c_tables(text, header["tables"])
+        if lang == "go" and header.get("tables"):
+            calls += go_tables(text, header["tables"])
         for line, callee, args in calls:
-            fmt = next((a for a in args if a), None)
+            # The first literal argument, unless it is a one-word tag (an event reason such as
+            # "ClaimLost") followed by a literal that is a message.
+            lits = [a for a in args if a]
+            fmt = lits[0] if lits else None
             if fmt is None:
                 continue
+            if (len(lits) > 1 and re.fullmatch(r"[A-Za-z][\w.-]*", fmt)
+                    and is_message(lits[1])):
+                fmt = lits[1]
             fmt = fmt.rstrip("\n")
             if "\n" in fmt.strip("\n") and len(fmt) > 400:
                 continue
