@@ -105,8 +105,59 @@ def go_tokens(text):
         yield (kind, tok, line)
 
 
-def go_calls(text, names):
-    """(line, callee, [first string literal of each argument]) for calls to `names`."""
+class ConstStr(str):
+    """A format that a call names by a constant: a literal argument of the same call wins."""
+
+
+def go_consts(text):
+    """{name: value} of the string constants a Go file declares (`const X = "..."`, and each
+    `X = "..."` or `X string = "..."` of a `const ( ... )` block)."""
+    toks = [t for t in go_tokens(text) if t[0] != "comment"]
+    out, i = {}, 0
+    while i < len(toks):
+        if toks[i][1] != "const":
+            i += 1
+            continue
+        block = i + 1 < len(toks) and toks[i + 1][1] == "("
+        j = i + 2 if block else i + 1
+        depth = 1 if block else 0
+        while j < len(toks):
+            t = toks[j][1]
+            if block and t == ")" and depth == 1:
+                break
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+            # NAME [string] = "lit" [+ "lit"...], ending the line (the next token on a new line).
+            if toks[j][0] == "ident" and depth == (1 if block else 0) and (j == 0 or toks[j - 1][2] < toks[j][2] or toks[j - 1][1] in ("(", "const")):
+                k = j + 1
+                if k < len(toks) and toks[k][1] == "string":
+                    k += 1
+                if k < len(toks) and toks[k][1] == "=":
+                    k += 1
+                    lits = []
+                    while k < len(toks) and toks[k][0] in ("str", "raw"):
+                        lits.append(go_unquote(toks[k][1]))
+                        k += 1
+                        if k < len(toks) and toks[k][1] == "+" and k + 1 < len(toks) and toks[k + 1][0] in ("str", "raw"):
+                            k += 1
+                            continue
+                        break
+                    if lits and (k >= len(toks) or toks[k][2] > toks[k - 1][2] or toks[k][1] in (")", ";")):
+                        out[toks[j][1]] = "".join(lits)
+            if not block and toks[j][2] > toks[i][2]:
+                break
+            j += 1
+        i = j + 1
+    return out
+
+
+def go_calls(text, names, consts=None):
+    """(line, callee, [first string literal of each argument]) for calls to `names`. An argument
+    that is only the name of a string constant in `consts` (`VolumeOperationAlreadyExists`,
+    `util.ErrFmt`) counts as its literal."""
+    consts = consts or {}
     toks = [t for t in go_tokens(text) if t[0] != "comment"]
     out = []
     for i, (kind, tok, line) in enumerate(toks):
@@ -123,25 +174,39 @@ def go_calls(text, names):
             continue
         # Arguments at depth 1, each as the joined literals of a `"a" + "b"` expression.
         depth, j, args, cur, cur_lits, pure = 0, i + 1, [], [], [], True
+
+        def arg_value():
+            if cur_lits and pure:
+                return "".join(cur_lits)
+            # A constant's name alone (`Fmt` or `pkg.Fmt`) stands for its value.
+            if (len(cur) == 1 or (len(cur) == 3 and cur[1] == ".")) and cur[-1] in consts:
+                return ConstStr(consts[cur[-1]])
+            return None
+
         while j < len(toks):
             k, t, _ = toks[j]
             if t in "([{":
                 depth += 1
                 if depth > 1:
                     pure = False
+                    cur.append(t)
             elif t in ")]}":
                 depth -= 1
                 if depth == 0:
-                    args.append(("".join(cur_lits) if cur_lits and pure else None))
+                    args.append(arg_value())
                     break
+                cur.append(t)
             elif t == "," and depth == 1:
-                args.append(("".join(cur_lits) if cur_lits and pure else None))
-                cur_lits, pure = [], True
+                args.append(arg_value())
+                cur, cur_lits, pure = [], [], True
             elif depth == 1:
+                cur.append(t)
                 if k in ("str", "raw"):
                     cur_lits.append(go_unquote(t))
                 elif t != "+":
                     pure = False
+            else:
+                cur.append(t)
             j += 1
         out.append((line, qual, args))
     return out
@@ -306,6 +371,18 @@ def extract(header, root):
         [r"(^|/)tests?/", r"(^|/)po/", r"(^|/)Documentation/"])
     exts = (".go",) if lang == "go" else (".c", ".h")
     found = {}
+    consts = {}
+    if lang == "go":
+        # String constants of the paths read, by name; a name two packages give different
+        # values is left out (which one a call means is not known here).
+        for path in walk(root, header["paths"], exclude, exts):
+            try:
+                text = open(path, encoding="utf-8", errors="replace").read()
+            except OSError:
+                continue
+            for name, value in go_consts(text).items():
+                consts[name] = value if consts.get(name, value) == value else None
+        consts = {k: v for k, v in consts.items() if v is not None}
     for path in walk(root, header["paths"], exclude, exts):
         try:
             text = open(path, encoding="utf-8", errors="replace").read()
@@ -313,9 +390,10 @@ def extract(header, root):
             continue
         rel = os.path.relpath(path, root)
         prefix_for = header.get("prefixes", {})
-        calls = go_calls(text, names) if lang == "go" else c_calls(text, names)
+        calls = go_calls(text, names, consts) if lang == "go" else c_calls(text, names)
         for line, callee, args in calls:
-            fmt = next((a for a in args if a), None)
+            fmt = (next((a for a in args if a and not isinstance(a, ConstStr)), None)
+                   or next((a for a in args if a), None))
             if fmt is None:
                 continue
             fmt = fmt.rstrip("\n")
