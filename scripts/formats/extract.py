@@ -332,8 +332,16 @@ def is_message(s):
     return True
 
 
-def default_meaning(fmt):
-    """`wraps` when the string ends in a verb that carries another message, else `symptom`."""
+FAILURE_WORDS = re.compile(
+    r"fail|error|unable|cannot|can't|could not|couldn't|\bnot\b|invalid|denied|timed? ?out|refused|"
+    r"missing|unsupported|no such|\bno\b|exceed|conflict|retry", re.I)
+
+
+def default_meaning(fmt, info_call=False):
+    """`info` for a progress call's string that names no failure (`info_calls`); else `wraps`
+    when the string ends in a verb that carries another message, else `symptom`."""
+    if info_call and not FAILURE_WORDS.search(VERB.sub(" ", fmt)):
+        return "info"
     s = fmt.rstrip().rstrip(".\n")
     if re.search(r"(:|=|Output|output|error|err|desc|because|reason)\s*['\"\[(]?%[-+ #0]*[vsqw]['\"\])]?$", s):
         return "wraps"
@@ -409,6 +417,8 @@ def extract(header, root):
                 entry["prefix"] = pre
             if callee in header.get("grpc", []):
                 entry["grpc"] = True
+            if callee in header.get("info_calls", []) or callee.rsplit(".", 1)[-1] in header.get("info_calls", []):
+                entry["_info"] = True
             key = (pre or "") + fmt
             found.setdefault(key, entry)
     return list(found.values())
@@ -465,6 +475,7 @@ def main():
     for e in entries:
         key = (e.get("prefix") or "") + e["fmt"]
         seen.add(key)
+        info_call = e.pop("_info", False)
         h = hand.get(key)
         if h:
             e["means"] = h["means"]
@@ -473,7 +484,7 @@ def main():
                 if k in h:
                     e[k] = h[k]
         else:
-            e["means"] = default_meaning(e["fmt"])
+            e["means"] = default_meaning(e["fmt"], info_call)
             e["by"] = "shape"
     for k, h in hand.items():
         if k not in seen:
