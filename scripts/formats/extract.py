@@ -409,6 +409,10 @@ def extract(header, root):
                 continue
             if not is_message(fmt):
                 continue
+            suffix_for = header.get("suffixes", {})
+            suf = suffix_for.get(callee, suffix_for.get(callee.rsplit(".", 1)[-1]))
+            if suf:
+                fmt += suf
             pre = prefix_for.get(callee, prefix_for.get(callee.rsplit(".", 1)[-1]))
             if pre is None:
                 pre = file_prefix(header, rel)
