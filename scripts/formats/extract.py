@@ -124,8 +124,59 @@ def go_tokens(text):
         yield (kind, tok, line)
 
 
-def go_calls(text, names):
-    """(line, callee, [first string literal of each argument]) for calls to `names`."""
+class ConstStr(str):
+    """A format that a call names by a constant: a literal argument of the same call wins."""
+
+
+def go_consts(text):
+    """{name: value} of the string constants a Go file declares (`const X = "..."`, and each
+    `X = "..."` or `X string = "..."` of a `const ( ... )` block)."""
+    toks = [t for t in go_tokens(text) if t[0] != "comment"]
+    out, i = {}, 0
+    while i < len(toks):
+        if toks[i][1] != "const":
+            i += 1
+            continue
+        block = i + 1 < len(toks) and toks[i + 1][1] == "("
+        j = i + 2 if block else i + 1
+        depth = 1 if block else 0
+        while j < len(toks):
+            t = toks[j][1]
+            if block and t == ")" and depth == 1:
+                break
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+            # NAME [string] = "lit" [+ "lit"...], ending the line (the next token on a new line).
+            if toks[j][0] == "ident" and depth == (1 if block else 0) and (j == 0 or toks[j - 1][2] < toks[j][2] or toks[j - 1][1] in ("(", "const")):
+                k = j + 1
+                if k < len(toks) and toks[k][1] == "string":
+                    k += 1
+                if k < len(toks) and toks[k][1] == "=":
+                    k += 1
+                    lits = []
+                    while k < len(toks) and toks[k][0] in ("str", "raw"):
+                        lits.append(go_unquote(toks[k][1]))
+                        k += 1
+                        if k < len(toks) and toks[k][1] == "+" and k + 1 < len(toks) and toks[k + 1][0] in ("str", "raw"):
+                            k += 1
+                            continue
+                        break
+                    if lits and (k >= len(toks) or toks[k][2] > toks[k - 1][2] or toks[k][1] in (")", ";")):
+                        out[toks[j][1]] = "".join(lits)
+            if not block and toks[j][2] > toks[i][2]:
+                break
+            j += 1
+        i = j + 1
+    return out
+
+
+def go_calls(text, names, consts=None):
+    """(line, callee, [first string literal of each argument]) for calls to `names`. An argument
+    that is only the name of a string constant in `consts` (`VolumeOperationAlreadyExists`,
+    `util.ErrFmt`) counts as its literal."""
+    consts = consts or {}
     toks = [t for t in go_tokens(text) if t[0] != "comment"]
     out = []
     for i, (kind, tok, line) in enumerate(toks):
@@ -145,25 +196,39 @@ def go_calls(text, names):
             continue
         # Arguments at depth 1, each as the joined literals of a `"a" + "b"` expression.
         depth, j, args, cur, cur_lits, pure = 0, i + 1, [], [], [], True
+
+        def arg_value():
+            if cur_lits and pure:
+                return "".join(cur_lits)
+            # A constant's name alone (`Fmt` or `pkg.Fmt`) stands for its value.
+            if (len(cur) == 1 or (len(cur) == 3 and cur[1] == ".")) and cur[-1] in consts:
+                return ConstStr(consts[cur[-1]])
+            return None
+
         while j < len(toks):
             k, t, _ = toks[j]
             if t in "([{":
                 depth += 1
                 if depth > 1:
                     pure = False
+                    cur.append(t)
             elif t in ")]}":
                 depth -= 1
                 if depth == 0:
-                    args.append(("".join(cur_lits) if cur_lits and pure else None))
+                    args.append(arg_value())
                     break
+                cur.append(t)
             elif t == "," and depth == 1:
-                args.append(("".join(cur_lits) if cur_lits and pure else None))
-                cur_lits, pure = [], True
+                args.append(arg_value())
+                cur, cur_lits, pure = [], [], True
             elif depth == 1:
+                cur.append(t)
                 if k in ("str", "raw"):
                     cur_lits.append(go_unquote(t))
                 elif t != "+":
                     pure = False
+            else:
+                cur.append(t)
             j += 1
         out.append((line, qual, args))
     return out
@@ -911,8 +976,16 @@ def is_message(s):
     return True
 
 
-def default_meaning(fmt):
-    """`wraps` when the string ends in a verb that carries another message, else `symptom`."""
+FAILURE_WORDS = re.compile(
+    r"fail|error|unable|cannot|can't|could not|couldn't|\bnot\b|invalid|denied|timed? ?out|refused|"
+    r"missing|unsupported|no such|\bno\b|exceed|conflict|retry", re.I)
+
+
+def default_meaning(fmt, info_call=False):
+    """`info` for a progress call's string that names no failure (`info_calls`); else `wraps`
+    when the string ends in a verb that carries another message, else `symptom`."""
+    if info_call and not FAILURE_WORDS.search(VERB.sub(" ", fmt)):
+        return "info"
     s = fmt.rstrip().rstrip(".\n")
     if re.search(r"(:|=|Output|output|error|err|desc|because|reason)\s*['\"\[(]?%[-+ #0]*[vsqw]['\"\])]?$", s):
         return "wraps"
@@ -980,6 +1053,18 @@ def extract(header, root):
     defaults = [e for l in langs for e in LANGS[l][1]]
     exts = tuple(x for l in langs for x in LANGS[l][0])
     found = {}
+    consts = {}
+    if "go" in langs:
+        # String constants of the paths read, by name; a name two packages give different
+        # values is left out (which one a call means is not known here).
+        for path in walk(root, header["paths"], exclude, (".go",), defaults):
+            try:
+                text = open(path, encoding="utf-8", errors="replace").read()
+            except OSError:
+                continue
+            for name, value in go_consts(text).items():
+                consts[name] = value if consts.get(name, value) == value else None
+        consts = {k: v for k, v in consts.items() if v is not None}
     for path in walk(root, header["paths"], exclude, exts, defaults):
         try:
             text = open(path, encoding="utf-8", errors="replace").read()
@@ -995,6 +1080,8 @@ def extract(header, root):
             calls = c_calls(text, names, header.get("macros"), first_arg)
             if lang == "cpp" and header.get("streams"):
                 calls += c_streams(text, set(header["streams"]))
+        elif lang == "go":
+            calls = go_calls(text, names, consts)
         else:
             calls = LANGS[lang][2](text, names)
         # `tables`: arrays of messages printed by index (C), named message constants (Go).
@@ -1003,9 +1090,11 @@ def extract(header, root):
         if lang == "go" and header.get("tables"):
             calls += go_tables(text, header["tables"])
         for line, callee, args in calls:
-            # The first literal argument, unless it is a one-word tag (an event reason such as
-            # "ClaimLost") followed by a literal that is a message.
+            # The first literal argument (a literal wins over a constant's value), unless it is
+            # a one-word tag (an event reason such as "ClaimLost") followed by a literal that is
+            # a message.
             lits = [a for a in args if a]
+            lits = [a for a in lits if not isinstance(a, ConstStr)] or lits
             fmt = lits[0] if lits else None
             if fmt is None:
                 continue
@@ -1030,6 +1119,9 @@ def extract(header, root):
                 entry["suffix"] = suf
             if callee in header.get("grpc", []):
                 entry["grpc"] = True
+            info_calls = header.get("info_calls", [])
+            if callee in info_calls or short in info_calls:
+                entry["_info"] = True
             key = (pre or "") + fmt + (suf or "")
             found.setdefault(key, entry)
     return list(found.values())
@@ -1086,6 +1178,7 @@ def main():
     for e in entries:
         key = (e.get("prefix") or "") + e["fmt"] + (e.get("suffix") or "")
         seen.add(key)
+        info_call = e.pop("_info", False)
         h = hand.get(key)
         if h:
             e["means"] = h["means"]
@@ -1094,7 +1187,7 @@ def main():
                 if k in h:
                     e[k] = h[k]
         else:
-            e["means"] = default_meaning(e["fmt"] + (e.get("suffix") or ""))
+            e["means"] = default_meaning(e["fmt"] + (e.get("suffix") or ""), info_call)
             e["by"] = "shape"
     for k, h in hand.items():
         if k not in seen:
