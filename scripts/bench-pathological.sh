@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pathological inputs of the README's Limits section, each against the release binary
+# The pathological inputs of docs/reference.md's Limits section, each against the release binary
 # (`volmnt doctor pod --offline -f FILE -o json`): wall time, peak RSS (GNU time's "Maximum
 # resident set size") and the first line of stderr (the refusal, when there is one). The goal
 # (issue 11): every one under 5 s and 500 MiB, or refused with a clear message.

@@ -40,6 +40,8 @@ for t in "${targets[@]}"; do
   cp man/*.1 "$stage/man/"
   cp deploy/*.yaml "$stage/deploy/"
   cp README.md "$stage/"
+  # The README links into docs/ (the guide, the reference): the archive carries them.
+  cp -R docs "$stage/"
   mkdir -p "$stage/schema" && cp schema/volmnt.schema.json "$stage/schema/"
   cp -R charts "$stage/"
   archive="volmnt-$version-$t.tar.gz"
@@ -62,6 +64,8 @@ for t in "${targets[@]}"; do
       - from: ./kubectl_complete-volmnt
         to: .
       - from: ./README.md
+        to: .
+      - from: ./docs
         to: .
 "
 done

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// volmnt's exit codes: a public contract, documented in `--help` and the README.
+/// volmnt's exit codes: a public contract, documented in `--help`, the README and docs/reference.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum ExitCode {
@@ -22,7 +22,7 @@ impl ExitCode {
     }
 }
 
-/// Text for `--help` and the README; kept beside the type so they cannot drift apart.
+/// Text for `--help`, the README and docs/reference.md; kept beside the type so they cannot drift apart.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  nothing wrong was found / all required checks passed
