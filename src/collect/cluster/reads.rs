@@ -28,6 +28,15 @@ impl<T> Fetch<T> {
             _ => None,
         }
     }
+
+    /// The object changed by `f`; an absence or a refusal stays what it was.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Fetch<U> {
+        match self {
+            Fetch::Got(t) => Fetch::Got(f(t)),
+            Fetch::Missing => Fetch::Missing,
+            Fetch::Denied => Fetch::Denied,
+        }
+    }
 }
 
 /// Largest page asked for in one list call; memory stays bounded on big clusters.
