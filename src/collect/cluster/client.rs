@@ -1,8 +1,8 @@
 //! The connection to the API server, as kubectl makes it, and what volmnt counts about its use:
 //! requests by the apiserver's verb (`-v`, `volmnt watch`'s metrics), refusals (the report's
 //! "not allowed to read"), and when each watch was last accepted (`volmnt watch`'s readiness).
-//! Every request is bounded by `--request-timeout` here ([`Cluster::timed`]), and a transport or
-//! API failure is read into volmnt's error here ([`Cluster::fail`]).
+//! Every request is bounded by `--request-timeout` here (`Cluster::timed`), and a transport or
+//! API failure is read into volmnt's error here (`Cluster::fail`).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -374,13 +374,14 @@ struct PodReads {
     classes: Fetch<Vec<StorageClass>>,
 }
 
-/// The pod's events from both APIs. The two serve one store: each event is kept once.
+/// The pod's events from both APIs, as one list.
 fn merge_events(core: Fetch<Vec<Event>>, v1: Fetch<Vec<Event>>) -> Vec<Event> {
     let mut events: Vec<Event> = Vec::new();
     if let Fetch::Got(v) = core {
         events.extend(v);
     }
     if let Fetch::Got(v) = v1 {
+        // The two APIs serve one store; keep one copy of each event.
         for e in v {
             if !events
                 .iter()
