@@ -177,6 +177,35 @@ struct Cache {
 }
 
 impl Cache {
+    /// An empty cache over the watchers' stores.
+    fn new(scoped: ScopedStores, stores: ClusterStores, read_secrets: bool) -> Cache {
+        Cache {
+            pods: HashMap::new(),
+            by_claim: HashMap::new(),
+            by_node: HashMap::new(),
+            events: HashMap::new(),
+            pvcs: Scoped {
+                stores: scoped.pvcs,
+            },
+            configmaps: Scoped {
+                stores: scoped.configmaps,
+            },
+            secrets: Scoped {
+                stores: scoped.secrets,
+            },
+            pvs: stores.pvs,
+            nodes: stores.nodes,
+            csinodes: stores.csinodes,
+            attachments: stores.attachments,
+            drivers: stores.drivers,
+            classes: stores.classes,
+            pvcs_denied: false,
+            configmaps_denied: false,
+            // Not watched: whether a Secret exists is not known (never "missing").
+            secrets_denied: !read_secrets,
+        }
+    }
+
     fn unindex(&mut self, key: &PodKey) -> Option<PodEntry> {
         let old = self.pods.remove(key)?;
         for c in &old.user.claims {
@@ -438,6 +467,262 @@ where
         .boxed()
 }
 
+/// The watchers as they are set up: each feed's bookkeeping (its index is its place in
+/// `feeds`), its stream, and the reflector writers of the feeds that keep a store.
+struct Wiring {
+    client: Client,
+    page_size: u32,
+    feeds: Vec<Feed>,
+    /// Each feed's request path, by index, as `feed` names it.
+    paths: HashMap<usize, String>,
+    streams: SelectAll<BoxStream<'static, Item>>,
+    writers: Writers,
+}
+
+/// The readers of the namespaced stores, one per namespace in scope (or one for all).
+#[derive(Default)]
+struct ScopedStores {
+    pvcs: Vec<(Option<String>, Store<PersistentVolumeClaim>)>,
+    configmaps: Vec<(Option<String>, Store<PartialObjectMeta<ConfigMap>>)>,
+    secrets: Vec<(Option<String>, Store<PartialObjectMeta<Secret>>)>,
+}
+
+/// The readers of the cluster-scoped stores.
+struct ClusterStores {
+    pvs: Store<PersistentVolume>,
+    nodes: Store<Node>,
+    csinodes: Store<CSINode>,
+    attachments: Store<VolumeAttachment>,
+    drivers: Store<CSIDriver>,
+    classes: Store<StorageClass>,
+}
+
+/// A namespaced kind's API in one namespace, or in all (`None`).
+fn api_in<K>(client: &Client, ns: &Option<String>) -> Api<K>
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+{
+    match ns {
+        Some(n) => Api::namespaced(client.clone(), n),
+        None => Api::all(client.clone()),
+    }
+}
+
+impl Wiring {
+    fn new(client: Client, page_size: u32) -> Wiring {
+        Wiring {
+            client,
+            page_size,
+            feeds: Vec::new(),
+            paths: HashMap::new(),
+            streams: SelectAll::new(),
+            writers: Writers::default(),
+        }
+    }
+
+    /// A list-and-watch config with the page size asked for.
+    fn page(&self) -> watcher::Config {
+        watcher::Config::default().page_size(self.page_size)
+    }
+
+    /// A new feed's bookkeeping; its index.
+    fn add(
+        &mut self,
+        resource: &'static str,
+        group: &'static str,
+        namespace: Option<String>,
+        required: bool,
+        writer: usize,
+    ) -> usize {
+        self.feeds.push(Feed {
+            resource,
+            group,
+            namespace,
+            required,
+            synced: false,
+            listing: false,
+            restarts: 0,
+            errors: 0,
+            denied: false,
+            path: String::new(),
+            last_error: None,
+            writer,
+        });
+        self.feeds.len() - 1
+    }
+
+    /// Feed `idx`'s stream: `api` listed and watched with `cfg`.
+    fn watch<K>(
+        &mut self,
+        api: Api<K>,
+        cfg: watcher::Config,
+        idx: usize,
+        wrap: fn(WEvent<K>) -> Payload,
+        modify: fn(&mut K),
+    ) where
+        K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+    {
+        self.streams
+            .push(feed(api, cfg, idx, wrap, modify, &mut self.paths));
+    }
+
+    /// The feeds of one namespace in scope (or of all): its pods, its warning events, its
+    /// claims, and its ConfigMaps' and (when asked) Secrets' names.
+    fn namespaced(&mut self, ns: &Option<String>, opts: &WatchOptions, stores: &mut ScopedStores) {
+        let mut pcfg = self.page();
+        if let Some(l) = &opts.label_selector {
+            pcfg = pcfg.labels(l);
+        }
+        let i = self.add("pods", "", ns.clone(), true, 0);
+        self.watch(api_in::<Pod>(&self.client, ns), pcfg, i, Payload::Pod, trim);
+        // Our own VolumeDiagnosis events are not evidence: leave them out at the source.
+        let ecfg = self
+            .page()
+            .fields("involvedObject.kind=Pod,type=Warning,reason!=VolumeDiagnosis");
+        let i = self.add("events", "", ns.clone(), true, 0);
+        self.watch(
+            api_in::<CoreEvent>(&self.client, ns),
+            ecfg,
+            i,
+            Payload::Event,
+            trim,
+        );
+        let w = Writer::default();
+        stores.pvcs.push((ns.clone(), w.as_reader()));
+        self.writers.pvcs.push(w);
+        let i = self.add(
+            "persistentvolumeclaims",
+            "",
+            ns.clone(),
+            false,
+            self.writers.pvcs.len() - 1,
+        );
+        self.watch(
+            api_in::<PersistentVolumeClaim>(&self.client, ns),
+            self.page(),
+            i,
+            Payload::Pvc,
+            trim,
+        );
+        let w = Writer::default();
+        stores.configmaps.push((ns.clone(), w.as_reader()));
+        self.writers.configmaps.push(w);
+        let i = self.add(
+            "configmaps",
+            "",
+            ns.clone(),
+            false,
+            self.writers.configmaps.len() - 1,
+        );
+        // Metadata only (PartialObjectMetadata lists): names are all a case needs.
+        self.watch(
+            api_in::<PartialObjectMeta<ConfigMap>>(&self.client, ns),
+            self.page(),
+            i,
+            Payload::ConfigMap,
+            trim,
+        );
+        if !opts.read_secrets {
+            return;
+        }
+        let w = Writer::default();
+        stores.secrets.push((ns.clone(), w.as_reader()));
+        self.writers.secrets.push(w);
+        let i = self.add(
+            "secrets",
+            "",
+            ns.clone(),
+            false,
+            self.writers.secrets.len() - 1,
+        );
+        // Never a Secret's data: metadata only.
+        self.watch(
+            api_in::<PartialObjectMeta<Secret>>(&self.client, ns),
+            self.page(),
+            i,
+            Payload::Secret,
+            trim,
+        );
+    }
+
+    /// One cluster-scoped kind, kept in a store whose writer goes to `slot`.
+    fn cluster_feed<K>(
+        &mut self,
+        resource: &'static str,
+        group: &'static str,
+        slot: fn(&mut Writers) -> &mut Option<Writer<K>>,
+        wrap: fn(WEvent<K>) -> Payload,
+        modify: fn(&mut K),
+    ) -> Store<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+    {
+        let w: Writer<K> = Writer::default();
+        let reader = w.as_reader();
+        *slot(&mut self.writers) = Some(w);
+        let i = self.add(resource, group, None, false, 0);
+        self.watch(
+            Api::<K>::all(self.client.clone()),
+            self.page(),
+            i,
+            wrap,
+            modify,
+        );
+        reader
+    }
+
+    /// The cluster-scoped feeds: PVs, Nodes (without their image lists), CSINodes,
+    /// VolumeAttachments, CSIDrivers and StorageClasses.
+    fn cluster_scoped(&mut self) -> ClusterStores {
+        let pvs = self.cluster_feed("persistentvolumes", "", |w| &mut w.pvs, Payload::Pv, trim);
+        let nodes = self.cluster_feed("nodes", "", |w| &mut w.nodes, Payload::Node, node_trim);
+        let csinodes = self.cluster_feed(
+            "csinodes",
+            "storage.k8s.io",
+            |w| &mut w.csinodes,
+            Payload::CsiNode,
+            trim,
+        );
+        let attachments = self.cluster_feed(
+            "volumeattachments",
+            "storage.k8s.io",
+            |w| &mut w.attachments,
+            Payload::Attachment,
+            trim,
+        );
+        let drivers = self.cluster_feed(
+            "csidrivers",
+            "storage.k8s.io",
+            |w| &mut w.drivers,
+            Payload::Driver,
+            trim,
+        );
+        let classes = self.cluster_feed(
+            "storageclasses",
+            "storage.k8s.io",
+            |w| &mut w.classes,
+            Payload::Class,
+            trim,
+        );
+        ClusterStores {
+            pvs,
+            nodes,
+            csinodes,
+            attachments,
+            drivers,
+            classes,
+        }
+    }
+
+    /// The feeds, each with its request path, their streams and the writers.
+    fn finish(mut self) -> (Vec<Feed>, SelectAll<BoxStream<'static, Item>>, Writers) {
+        for (i, p) in self.paths {
+            self.feeds[i].path = p;
+        }
+        (self.feeds, self.streams, self.writers)
+    }
+}
+
 /// The collector: watchers, the cache, and which pods need diagnosis.
 pub struct Collector {
     opts: WatchOptions,
@@ -485,212 +770,18 @@ impl Collector {
         opts: WatchOptions,
         log: Arc<dyn Fn(String) + Send + Sync>,
     ) -> Collector {
-        let client: Client = cluster.client();
         let scopes: Vec<Option<String>> = match &opts.namespaces {
             None => vec![None],
             Some(v) => v.iter().cloned().map(Some).collect(),
         };
-        let page = |c: watcher::Config| c.page_size(opts.page_size);
-        let mut feeds: Vec<Feed> = Vec::new();
-        let mut paths: HashMap<usize, String> = HashMap::new();
-        let mut streams = SelectAll::new();
-        let mut writers = Writers::default();
-        let mut add = |resource: &'static str,
-                       group: &'static str,
-                       namespace: Option<String>,
-                       required: bool,
-                       writer: usize|
-         -> usize {
-            feeds.push(Feed {
-                resource,
-                group,
-                namespace,
-                required,
-                synced: false,
-                listing: false,
-                restarts: 0,
-                errors: 0,
-                denied: false,
-                path: String::new(),
-                last_error: None,
-                writer,
-            });
-            feeds.len() - 1
-        };
-        fn api_in<K>(client: &Client, ns: &Option<String>) -> Api<K>
-        where
-            K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
-        {
-            match ns {
-                Some(n) => Api::namespaced(client.clone(), n),
-                None => Api::all(client.clone()),
-            }
-        }
-        let mut pvc_stores = Vec::new();
-        let mut cm_stores = Vec::new();
-        let mut secret_stores = Vec::new();
+        let mut wiring = Wiring::new(cluster.client(), opts.page_size);
+        let mut scoped = ScopedStores::default();
         for ns in &scopes {
-            let mut pcfg = page(watcher::Config::default());
-            if let Some(l) = &opts.label_selector {
-                pcfg = pcfg.labels(l);
-            }
-            let i = add("pods", "", ns.clone(), true, 0);
-            streams.push(feed(
-                api_in::<Pod>(&client, ns),
-                pcfg,
-                i,
-                Payload::Pod,
-                trim,
-                &mut paths,
-            ));
-            // Our own VolumeDiagnosis events are not evidence: leave them out at the source.
-            let ecfg = page(watcher::Config::default())
-                .fields("involvedObject.kind=Pod,type=Warning,reason!=VolumeDiagnosis");
-            let i = add("events", "", ns.clone(), true, 0);
-            streams.push(feed(
-                api_in::<CoreEvent>(&client, ns),
-                ecfg,
-                i,
-                Payload::Event,
-                trim,
-                &mut paths,
-            ));
-            let w = Writer::default();
-            pvc_stores.push((ns.clone(), w.as_reader()));
-            writers.pvcs.push(w);
-            let i = add(
-                "persistentvolumeclaims",
-                "",
-                ns.clone(),
-                false,
-                writers.pvcs.len() - 1,
-            );
-            streams.push(feed(
-                api_in::<PersistentVolumeClaim>(&client, ns),
-                page(watcher::Config::default()),
-                i,
-                Payload::Pvc,
-                trim,
-                &mut paths,
-            ));
-            let w = Writer::default();
-            cm_stores.push((ns.clone(), w.as_reader()));
-            writers.configmaps.push(w);
-            let i = add(
-                "configmaps",
-                "",
-                ns.clone(),
-                false,
-                writers.configmaps.len() - 1,
-            );
-            // Metadata only (PartialObjectMetadata lists): names are all a case needs.
-            streams.push(feed(
-                api_in::<PartialObjectMeta<ConfigMap>>(&client, ns),
-                page(watcher::Config::default()),
-                i,
-                Payload::ConfigMap,
-                trim,
-                &mut paths,
-            ));
-            if !opts.read_secrets {
-                continue;
-            }
-            let w = Writer::default();
-            secret_stores.push((ns.clone(), w.as_reader()));
-            writers.secrets.push(w);
-            let i = add("secrets", "", ns.clone(), false, writers.secrets.len() - 1);
-            // Never a Secret's data: metadata only.
-            streams.push(feed(
-                api_in::<PartialObjectMeta<Secret>>(&client, ns),
-                page(watcher::Config::default()),
-                i,
-                Payload::Secret,
-                trim,
-                &mut paths,
-            ));
+            wiring.namespaced(ns, &opts, &mut scoped);
         }
-        macro_rules! cluster_feed {
-            ($t:ty, $res:expr, $group:expr, $slot:ident, $payload:path, $modify:expr) => {{
-                let w: Writer<$t> = Writer::default();
-                let reader = w.as_reader();
-                writers.$slot = Some(w);
-                let i = add($res, $group, None, false, 0);
-                streams.push(feed(
-                    Api::<$t>::all(client.clone()),
-                    page(watcher::Config::default()),
-                    i,
-                    $payload,
-                    $modify,
-                    &mut paths,
-                ));
-                reader
-            }};
-        }
-        let pvs = cluster_feed!(
-            PersistentVolume,
-            "persistentvolumes",
-            "",
-            pvs,
-            Payload::Pv,
-            trim
-        );
-        let nodes = cluster_feed!(Node, "nodes", "", nodes, Payload::Node, node_trim);
-        let csinodes = cluster_feed!(
-            CSINode,
-            "csinodes",
-            "storage.k8s.io",
-            csinodes,
-            Payload::CsiNode,
-            trim
-        );
-        let attachments = cluster_feed!(
-            VolumeAttachment,
-            "volumeattachments",
-            "storage.k8s.io",
-            attachments,
-            Payload::Attachment,
-            trim
-        );
-        let drivers = cluster_feed!(
-            CSIDriver,
-            "csidrivers",
-            "storage.k8s.io",
-            drivers,
-            Payload::Driver,
-            trim
-        );
-        let classes = cluster_feed!(
-            StorageClass,
-            "storageclasses",
-            "storage.k8s.io",
-            classes,
-            Payload::Class,
-            trim
-        );
-        for (i, p) in paths {
-            feeds[i].path = p;
-        }
-        let cache = Cache {
-            pods: HashMap::new(),
-            by_claim: HashMap::new(),
-            by_node: HashMap::new(),
-            events: HashMap::new(),
-            pvcs: Scoped { stores: pvc_stores },
-            configmaps: Scoped { stores: cm_stores },
-            secrets: Scoped {
-                stores: secret_stores,
-            },
-            pvs,
-            nodes,
-            csinodes,
-            attachments,
-            drivers,
-            classes,
-            pvcs_denied: false,
-            configmaps_denied: false,
-            // Not watched: whether a Secret exists is not known (never "missing").
-            secrets_denied: !opts.read_secrets,
-        };
+        let stores = wiring.cluster_scoped();
+        let (feeds, streams, writers) = wiring.finish();
+        let cache = Cache::new(scoped, stores, opts.read_secrets);
         let resync = opts.resync;
         Collector {
             opts,

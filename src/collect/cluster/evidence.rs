@@ -25,7 +25,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::api::{ListParams, LogParams, PostParams};
 use kube::Api;
 
-use super::{Access, Cluster};
+use super::client::Cluster;
+use super::errors::Access;
 use crate::model::cluster::{node_plugins, pod_csi_drivers, registration_dirs};
 use crate::model::{Case, PluginLogLine, Workload};
 
@@ -220,7 +221,7 @@ impl Cluster {
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
         let mut out = Vec::new();
-        let mut params = params.limit(super::PAGE);
+        let mut params = params.limit(super::reads::PAGE);
         loop {
             let page = match tokio::time::timeout(self.timeout, api.list(&params)).await {
                 Ok(Ok(p)) => p,
@@ -871,7 +872,7 @@ enum ListFailure {
 fn short_error(e: &kube::Error) -> String {
     match e {
         kube::Error::Api(s) => format!("{} ({})", s.message, s.code),
-        other => super::network_cause(other),
+        other => super::errors::network_cause(other),
     }
 }
 

@@ -1,0 +1,222 @@
+//! Reading objects: GET, metadata-only GET, and paginated LIST filtered page by page, each
+//! bounded by `--request-timeout`; a 404 is an answer (`Fetch::Missing`) and a 403 is recorded
+//! and answered (`Fetch::Denied`), so a forbidden read never stops a diagnosis.
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::storage::v1::VolumeAttachment;
+use kube::api::{ListParams, ObjectList};
+use kube::Api;
+use serde::de::DeserializeOwned;
+
+use super::client::Cluster;
+use super::errors::Access;
+use super::refs::ns_of_meta;
+use crate::error::Result;
+
+/// What a read gave: the object, a confirmed absence, or a refusal (already recorded).
+pub enum Fetch<T> {
+    Got(T),
+    Missing,
+    Denied,
+}
+
+impl<T> Fetch<T> {
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Fetch::Got(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The object changed by `f`; an absence or a refusal stays what it was.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Fetch<U> {
+        match self {
+            Fetch::Got(t) => Fetch::Got(f(t)),
+            Fetch::Missing => Fetch::Missing,
+            Fetch::Denied => Fetch::Denied,
+        }
+    }
+}
+
+/// Largest page asked for in one list call; memory stays bounded on big clusters.
+pub const PAGE: u32 = 500;
+
+impl Cluster {
+    /// GET one object; 404 and 403 are answers, not errors.
+    pub async fn get<K>(&self, api: Api<K>, name: &str, access: Access<'_>) -> Result<Fetch<K>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let action = match access.namespace {
+            Some(ns) => format!("reading {} {ns}/{name}", access.resource),
+            None => format!("reading {} {name}", access.resource),
+        };
+        match self.timed(&action, api.get(name)).await? {
+            Ok(o) => Ok(Fetch::Got(o)),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(Fetch::Missing),
+            Err(kube::Error::Api(s)) if s.code == 403 => {
+                self.record_denied(access.describe("get"));
+                Ok(Fetch::Denied)
+            }
+            Err(e) => Err(self.fail(&action, e)),
+        }
+    }
+
+    /// GET only an object's metadata (used for Secrets and ConfigMaps: existence only).
+    pub async fn exists<K>(&self, api: Api<K>, name: &str, access: Access<'_>) -> Result<Fetch<()>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let action = format!("checking {} {name}", access.resource);
+        match self.timed(&action, api.get_metadata(name)).await? {
+            Ok(_) => Ok(Fetch::Got(())),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(Fetch::Missing),
+            Err(kube::Error::Api(s)) if s.code == 403 => {
+                self.record_denied(access.describe("get"));
+                Ok(Fetch::Denied)
+            }
+            Err(e) => Err(self.fail(&action, e)),
+        }
+    }
+
+    /// LIST with pagination; `keep` filters each page so memory holds only what is kept.
+    pub async fn list<K>(
+        &self,
+        api: Api<K>,
+        params: ListParams,
+        access: Access<'_>,
+        mut keep: impl FnMut(&K) -> bool,
+    ) -> Result<Fetch<Vec<K>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = params.limit(PAGE);
+        loop {
+            let action = format!("listing {}", access.resource);
+            let page: ObjectList<K> = match self.timed(&action, api.list(&params)).await? {
+                Ok(p) => p,
+                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Fetch::Missing),
+                Err(kube::Error::Api(s)) if s.code == 403 => {
+                    self.record_denied(access.describe("list"));
+                    return Ok(Fetch::Denied);
+                }
+                Err(e) => return Err(self.fail(&action, e)),
+            };
+            out.extend(page.items.into_iter().filter(|o| keep(o)));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params = params.continue_token(&token),
+                None => break,
+            }
+        }
+        Ok(Fetch::Got(out))
+    }
+
+    /// Names of objects (metadata only, paginated) matching `params`; `None` when not allowed or
+    /// not answered (the caller is composing an error: nothing here may fail it further).
+    pub(super) async fn names_matching<K>(
+        &self,
+        api: Api<K>,
+        params: ListParams,
+    ) -> Option<Vec<(String, String)>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = params.limit(PAGE);
+        loop {
+            let page = tokio::time::timeout(self.timeout, api.list_metadata(&params))
+                .await
+                .ok()?
+                .ok()?;
+            out.extend(page.items.iter().map(|m| {
+                (
+                    ns_of_meta(&m.metadata),
+                    m.metadata.name.clone().unwrap_or_default(),
+                )
+            }));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(t) => params = params.continue_token(&t),
+                None => return Some(out),
+            }
+        }
+    }
+
+    /// The VolumeAttachments of these PVs, filtered page by page (none asked: no request).
+    pub(super) async fn attachments_of(
+        &self,
+        pvs: BTreeSet<String>,
+    ) -> Result<Fetch<Vec<VolumeAttachment>>> {
+        if pvs.is_empty() {
+            return Ok(Fetch::Got(Vec::new()));
+        }
+        self.list(
+            Api::<VolumeAttachment>::all(self.client.clone()),
+            ListParams::default(),
+            Access::group_cluster("volumeattachments", "storage.k8s.io"),
+            move |va: &VolumeAttachment| {
+                va.spec
+                    .source
+                    .persistent_volume_name
+                    .as_ref()
+                    .is_some_and(|p| pvs.contains(p))
+            },
+        )
+        .await
+    }
+
+    /// Every object of a small cluster-scoped storage.k8s.io kind (CSIDrivers, StorageClasses).
+    pub(super) async fn list_all<K>(&self, resource: &'static str) -> Result<Fetch<Vec<K>>>
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>
+            + Clone
+            + DeserializeOwned
+            + std::fmt::Debug,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        self.list(
+            Api::<K>::all(self.client.clone()),
+            ListParams::default(),
+            Access::group_cluster(resource, "storage.k8s.io"),
+            |_| true,
+        )
+        .await
+    }
+
+    /// (namespace, name) of every object of a kind, read as metadata only (Secrets included).
+    pub(super) async fn list_names<K>(
+        &self,
+        api: Api<K>,
+        access: Access<'_>,
+    ) -> Result<Fetch<Vec<(String, String)>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let mut out = Vec::new();
+        let mut params = ListParams::default().limit(PAGE);
+        loop {
+            let action = format!("listing {}", access.resource);
+            let page = match self.timed(&action, api.list_metadata(&params)).await? {
+                Ok(p) => p,
+                Err(kube::Error::Api(s)) if s.code == 403 => {
+                    self.record_denied(access.describe("list"));
+                    return Ok(Fetch::Denied);
+                }
+                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Fetch::Missing),
+                Err(e) => return Err(self.fail(&action, e)),
+            };
+            out.extend(page.items.iter().map(|m| {
+                (
+                    ns_of_meta(&m.metadata),
+                    m.metadata.name.clone().unwrap_or_default(),
+                )
+            }));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(t) => params = params.continue_token(&t),
+                None => break,
+            }
+        }
+        Ok(Fetch::Got(out))
+    }
+}
