@@ -75,6 +75,9 @@ use crate::error::ParseError;
 use crate::model::{ModuleState, NodeFacts, OsRelease};
 use crate::parse::{mountinfo, transcripts};
 
+/// os-release(5) is read by its transcript reader; kept reachable here, where it was first.
+pub use crate::parse::transcripts::parse_os_release;
+
 const WHAT: &str = "volmnt probe output";
 
 /// The output format version this parser reads.
@@ -105,56 +108,6 @@ pub fn unescape_field(s: &str) -> String {
         }
     }
     out
-}
-
-/// Parse `/etc/os-release` (os-release(5): `KEY=value`, value optionally quoted).
-pub fn parse_os_release(text: &str) -> OsRelease {
-    let mut os = OsRelease::default();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some((k, v)) = line.split_once('=') else {
-            continue;
-        };
-        let v = os_release_value(v.trim());
-        let slot = match k.trim() {
-            "ID" => &mut os.id,
-            "ID_LIKE" => &mut os.id_like,
-            "VERSION_ID" => &mut os.version_id,
-            "PRETTY_NAME" => &mut os.pretty_name,
-            "NAME" => &mut os.name,
-            _ => continue,
-        };
-        if !v.is_empty() {
-            *slot = Some(v);
-        }
-    }
-    os
-}
-
-fn os_release_value(v: &str) -> String {
-    let quoted = |q: char| v.len() >= 2 && v.starts_with(q) && v.ends_with(q);
-    if quoted('\'') {
-        return v[1..v.len() - 1].to_string();
-    }
-    if quoted('"') {
-        let inner = &v[1..v.len() - 1];
-        let mut out = String::new();
-        let mut chars = inner.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        return out;
-    }
-    v.to_string()
 }
 
 /// Read probe output, saying in each fact family's provenance that it came from `via` (`node
@@ -793,16 +746,6 @@ mod tests {
         let f = parse("volmnt-probe 1\r\nroot\t/\r\nend\r\n").unwrap();
         assert!(f.complete);
         assert_eq!(f.root.as_deref(), Some("/"));
-    }
-
-    #[test]
-    fn os_release_quoting() {
-        let os = parse_os_release(
-            "# c\nNAME='Alpine Linux'\nID=alpine\nPRETTY_NAME=\"a \\\"q\\\" b\"\nID_LIKE=\"rhel fedora\"\n",
-        );
-        assert_eq!(os.name.as_deref(), Some("Alpine Linux"));
-        assert_eq!(os.pretty_name.as_deref(), Some("a \"q\" b"));
-        assert_eq!(os.id_like.as_deref(), Some("rhel fedora"));
     }
 
     #[test]
