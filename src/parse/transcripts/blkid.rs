@@ -8,10 +8,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::columns::{cells, header_columns, strip_tree};
-use super::reader::MAX_ENTRIES;
-use crate::model::BlkidEntry;
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape, MAX_ENTRIES};
+use crate::model::{BlkidEntry, NodeFacts};
 
-pub(super) static BLKID_LINE: LazyLock<Regex> = LazyLock::new(|| {
+static BLKID_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^(/dev/\S+|\S+):((?: [A-Z_]+="(?:[^"\\]|\\.)*")+)\s*$"#).expect("static regex")
 });
 
@@ -167,6 +167,107 @@ pub fn parse_lsblk(text: &str) -> Vec<BlkidEntry> {
     }
     out.truncate(MAX_ENTRIES);
     out
+}
+
+/// Add device entries to the facts' list: a device already there is updated (its filesystem
+/// type, UUID and label replaced when `newer` says this reading is the better one), another one
+/// is added.
+pub fn add_devices(
+    into: &mut Vec<BlkidEntry>,
+    entries: Vec<BlkidEntry>,
+    newer: impl Fn(&BlkidEntry) -> bool,
+) {
+    for e in entries {
+        match into.iter_mut().find(|x| x.device == e.device) {
+            Some(x) => {
+                if newer(x) {
+                    x.fs_type = e.fs_type.or(x.fs_type.take());
+                    x.uuid = e.uuid.or(x.uuid.take());
+                    x.label = e.label.or(x.label.take());
+                }
+                x.other.extend(e.other);
+            }
+            None => into.push(e),
+        }
+    }
+}
+
+/// `blkid` in its layouts.
+pub const BLKID: Reader = Reader {
+    kind: Kind::Blkid,
+    label: "blkid",
+    doc: "`blkid`, `blkid -p`, `blkid -o export|udev`: each device's filesystem type, UUID, label \
+          and other tags; a probe it was refused is noted as unavailable",
+    samples: &["blkid.txt", "blkid-p.txt"],
+    recognise: |c| c.prog == "blkid",
+    sniff: Some(blkid_sniff),
+    read: blkid_read,
+};
+
+fn blkid_sniff(s: &Shape) -> bool {
+    s.most(s.count(|l| BLKID_LINE.is_match(l)))
+}
+
+fn blkid_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    read_devices(p, facts, parse_blkid(p.text), true)
+}
+
+/// `lsblk -f` and `lsblk -o` with FSTYPE/UUID.
+pub const LSBLK: Reader = Reader {
+    kind: Kind::Lsblk,
+    label: "lsblk",
+    doc: "`lsblk -f` (or any `lsblk -o` with FSTYPE/UUID): the same entries as blkid's, from \
+          udev's cache (blkid's own answer wins over it), with their mount points",
+    samples: &["lsblk-f.txt"],
+    recognise: |c| c.prog == "lsblk",
+    sniff: Some(lsblk_sniff),
+    read: lsblk_read,
+};
+
+fn lsblk_sniff(s: &Shape) -> bool {
+    let header = s.header();
+    header.first() == Some(&"NAME") && header.iter().any(|h| *h == "FSTYPE" || *h == "UUID")
+}
+
+fn lsblk_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    read_devices(p, facts, parse_lsblk(p.text), false)
+}
+
+/// Devices from blkid (`blkid`: its answer wins over lsblk's) or lsblk.
+fn read_devices(
+    p: &Part,
+    facts: &mut NodeFacts,
+    entries: Vec<BlkidEntry>,
+    blkid: bool,
+) -> Option<Outcome> {
+    let text = p.text;
+    let refused: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with("blkid: error:")
+                || l.contains("Permission denied")
+                || l.contains("Operation not permitted")
+        })
+        .collect();
+    for r in &refused {
+        facts.add_unavailable(format!("blkid: {r}"));
+    }
+    if entries.is_empty() && refused.is_empty() {
+        if !blkid
+            && text
+                .lines()
+                .next()
+                .is_some_and(|h| h.trim_start().starts_with("NAME"))
+        {
+            return noted("lsblk: no devices".into(), &["blkid"]);
+        }
+        return None;
+    }
+    let n = entries.len();
+    // blkid's answer over lsblk's (which reads udev's cache).
+    add_devices(&mut facts.blkid, entries, |x| blkid || x.fs_type.is_none());
+    added(format!("{n} device(s)"), &["blkid"])
 }
 
 #[cfg(test)]

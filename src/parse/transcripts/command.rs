@@ -184,6 +184,68 @@ pub(super) fn read_file_arg(w: &[String]) -> Option<&str> {
         .map(String::as_str)
 }
 
+/// A prompt's command as the readers recognise it: the first stage of its pipeline without the
+/// wrappers ([`first_stage`]), its program, its arguments, and the file it reads when it is a
+/// `cat`-like reader of one file.
+#[derive(Debug)]
+pub struct Command<'a> {
+    /// The whole command line (some formats are told by a word anywhere in it: `| grep
+    /// root-dir`, `-o jsonpath=...osImage`).
+    pub line: &'a str,
+    /// The program's name, without its directory.
+    pub prog: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The file a `cat`, `grep`, `tail`... reads, without a trailing `/`.
+    pub file: Option<String>,
+}
+
+impl<'a> Command<'a> {
+    /// `None` when the line has no command word.
+    pub fn new(line: &'a str) -> Option<Command<'a>> {
+        let (w, _) = first_stage(line);
+        let prog = basename(w.first()?).to_string();
+        let file = read_file_arg(&w).map(|p| p.trim_end_matches('/').to_string());
+        Some(Command {
+            line,
+            prog,
+            args: w[1..].to_vec(),
+            file,
+        })
+    }
+
+    /// Whether the program is one of `progs`.
+    pub fn is(&self, progs: &[&str]) -> bool {
+        progs.contains(&self.prog.as_str())
+    }
+
+    /// Whether `arg` is one of its arguments.
+    pub fn has(&self, arg: &str) -> bool {
+        self.args.iter().any(|a| a == arg)
+    }
+
+    /// The first argument that is not an option (`systemctl --no-pager status x` → `status`).
+    pub fn subcommand(&self) -> Option<&str> {
+        self.args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map(String::as_str)
+    }
+
+    /// Whether the line names a kubelet or a distribution's process that embeds one.
+    pub fn mentions_kubelet(&self) -> bool {
+        let c = self.line.to_ascii_lowercase();
+        ["kubelet", "kubelite", "k3s", "rke2", "k0s", "hyperkube"]
+            .iter()
+            .any(|k| c.contains(k))
+    }
+
+    /// Whether it reads a file for which `f(path, file name)` holds.
+    pub fn reads(&self, f: impl Fn(&str, &str) -> bool) -> bool {
+        self.file.as_deref().is_some_and(|p| f(p, basename(p)))
+    }
+}
+
 /// Whether a command only shows text it did not make (a log viewer, a pager, a file reader:
 /// `journalctl -b | grep xfs`, `tail /var/log/messages`), so its output may be recognised by its
 /// own shape when its command says nothing.

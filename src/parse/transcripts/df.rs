@@ -1,6 +1,7 @@
 //! How full each filesystem is: `df` in its layouts (coreutils src/df.c), blocks or inodes.
 
-use crate::model::DfEntry;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{DfEntry, NodeFacts};
 
 /// `df` in its layouts (coreutils src/df.c: `Filesystem ... Use% Mounted on`, `-i`: `IUse%`,
 /// `-T` adds `Type`; a long device name on its own line with the numbers on the next, as df
@@ -55,6 +56,32 @@ pub fn parse_df(text: &str) -> Vec<DfEntry> {
         });
     }
     out
+}
+
+/// `df` in its layouts.
+pub const READER: Reader = Reader {
+    kind: Kind::Df,
+    label: "df",
+    doc: "`df`, `df -h`, `df -i`, `df -T`, `df -P`: how full each filesystem is, in blocks or \
+          inodes",
+    samples: &["df-h.txt", "df-i.txt"],
+    recognise: |c| c.prog == "df",
+    sniff: Some(sniff),
+    read,
+};
+
+fn sniff(s: &Shape) -> bool {
+    s.header().first() == Some(&"Filesystem") && s.first.contains("Mounted on")
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let rows = parse_df(p.text);
+    if rows.is_empty() {
+        return None;
+    }
+    let n = rows.len();
+    facts.df.extend(rows);
+    added(format!("{n} filesystem(s)"), &["df"])
 }
 
 #[cfg(test)]

@@ -6,11 +6,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::command::basename;
+use super::command::{basename, Command};
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::NodeFacts;
 
 /// Programs whose presence a lookup (`which`, `ls -l`) can tell: mount helpers and the storage
 /// tools volmnt's steps name.
-pub(super) fn is_program_of_interest(name: &str) -> bool {
+fn is_program_of_interest(name: &str) -> bool {
     name.starts_with("mount.")
         || name.starts_with("mkfs.")
         || name.starts_with("fsck.")
@@ -63,7 +65,7 @@ pub struct Lookup {
     pub found: Result<String, String>,
 }
 
-pub(super) static LS_MISSING: LazyLock<Regex> = LazyLock::new(|| {
+static LS_MISSING: LazyLock<Regex> = LazyLock::new(|| {
     // GNU ls: `ls: cannot access '/sbin/mount.nfs': No such file or directory` (quoting by
     // coreutils' quotearg); busybox ls: `ls: /usr/bin/lsblk: No such file or directory`; stat:
     // `stat: cannot statx '/sbin/x': No such file or directory`.
@@ -155,6 +157,80 @@ pub fn parse_lookup(text: &str, prog: &str, asked: &[String]) -> Vec<Lookup> {
         }
     }
     out
+}
+
+/// `which`, `command -v`, `type`, `whereis`, `ls -l` of a program.
+pub const READER: Reader = Reader {
+    kind: Kind::Lookup,
+    label: "program lookup",
+    doc: "`which`, `command -v`, `type`, `whereis`, `ls -l|stat /sbin/mount.nfs`: each mount \
+          helper or storage tool named, found at a path or looked for and missing",
+    samples: &["which-helpers.txt", "command-v.txt", "ls-sbin-mount.txt"],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        "which" | "type" | "whereis" => true,
+        "command" => c.has("-v") || c.has("-V"),
+        "ls" | "stat" | "file" => {
+            let paths: Vec<&str> = c
+                .args
+                .iter()
+                .map(String::as_str)
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            !paths.is_empty()
+                && paths
+                    .iter()
+                    .all(|p| is_program_of_interest(basename(p)) && p.contains("bin/"))
+        }
+        _ => false,
+    }
+}
+
+fn sniff(s: &Shape) -> bool {
+    s.lines.iter().all(|l| {
+        LS_MISSING
+            .captures(l.trim())
+            .is_some_and(|c| is_program_of_interest(basename(c[1].trim())) && c[1].contains("bin/"))
+    })
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let names = p.asked.clone();
+    let found = parse_lookup(p.text, &p.prog, &names);
+    let found: Vec<Lookup> = found
+        .into_iter()
+        .filter(|l| is_program_of_interest(&l.name) || names.iter().any(|a| basename(a) == l.name))
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let mut said = Vec::new();
+    for l in found {
+        let helper = l.name.starts_with("mount.");
+        match l.found {
+            Ok(p) => {
+                said.push(format!("{} at {p}", l.name));
+                facts.helpers_missing.remove(&l.name);
+                if helper {
+                    facts.helpers.insert(l.name, p);
+                } else {
+                    facts.tools.insert(l.name, p);
+                }
+            }
+            Err(why) => {
+                said.push(format!("{} missing", l.name));
+                if !facts.helpers.contains_key(&l.name) && !facts.tools.contains_key(&l.name) {
+                    facts.helpers_missing.insert(l.name, why);
+                }
+            }
+        }
+    }
+    added(said.join(", "), &["helpers"])
 }
 
 #[cfg(test)]

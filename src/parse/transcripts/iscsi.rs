@@ -4,7 +4,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub(super) static ISCSI_SESSION: LazyLock<Regex> = LazyLock::new(|| {
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{IscsiInfo, NodeFacts};
+
+static ISCSI_SESSION: LazyLock<Regex> = LazyLock::new(|| {
     // open-iscsi usr/session_info.c session_info_print_flat: `%s: [%u] %s:%d,%d %s (%s)`, the
     // address in brackets when it is IPv6 (the README's older example has no colon after the driver).
     Regex::new(
@@ -42,6 +45,67 @@ pub fn parse_initiatorname(text: &str) -> Result<String, String> {
         }
     }
     Ok(String::new())
+}
+
+/// `iscsiadm -m session`.
+pub const SESSIONS: Reader = Reader {
+    kind: Kind::Iscsi,
+    label: "iscsiadm -m session",
+    doc: "`iscsiadm -m session`: each session's portal and target IQN (none: `No active \
+          sessions.`)",
+    samples: &["iscsiadm-session-readme.txt"],
+    recognise: |c| c.prog == "iscsiadm" && c.line.contains("session"),
+    sniff: Some(sessions_sniff),
+    read: sessions_read,
+};
+
+fn sessions_sniff(s: &Shape) -> bool {
+    s.most(s.count(|l| ISCSI_SESSION.is_match(l))) || s.first == "iscsiadm: No active sessions."
+}
+
+fn sessions_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let sessions = parse_iscsi_sessions(p.text)?;
+    let n = sessions.len();
+    let i = facts.iscsi.get_or_insert_with(IscsiInfo::default);
+    i.sessions.extend(sessions);
+    added(format!("{n} iSCSI session(s)"), &["iscsi"])
+}
+
+/// /etc/iscsi/initiatorname.iscsi.
+pub const INITIATOR_NAME: Reader = Reader {
+    kind: Kind::InitiatorName,
+    label: "initiatorname.iscsi",
+    doc: "`/etc/iscsi/initiatorname.iscsi`: the initiator's name, empty, or the file missing",
+    samples: &[],
+    recognise: |c| c.reads(|p, _| p.ends_with("iscsi/initiatorname.iscsi")),
+    sniff: Some(initiator_sniff),
+    read: initiator_read,
+};
+
+fn initiator_sniff(s: &Shape) -> bool {
+    s.first.starts_with("InitiatorName=") || (s.n() == 1 && s.first.starts_with("## DO NOT EDIT"))
+}
+
+fn initiator_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let r = parse_initiatorname(p.text);
+    let i = facts.iscsi.get_or_insert_with(IscsiInfo::default);
+    let said = match r {
+        Ok(name) => {
+            i.initiator_file_present = Some(true);
+            let s = if name.is_empty() {
+                "initiator name empty".to_string()
+            } else {
+                format!("initiator {name}")
+            };
+            i.initiator_name = Some(name);
+            s
+        }
+        Err(e) => {
+            i.initiator_file_present = Some(false);
+            format!("no initiator name file ({e})")
+        }
+    };
+    added(said, &["iscsi"])
 }
 
 #[cfg(test)]

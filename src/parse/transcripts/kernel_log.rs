@@ -7,9 +7,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::reader::MAX_KERNEL_LINES;
+use super::command::Command;
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape, MAX_KERNEL_LINES};
+use crate::model::NodeFacts;
 
-pub(super) static DMESG_LINE: LazyLock<Regex> = LazyLock::new(|| {
+static DMESG_LINE: LazyLock<Regex> = LazyLock::new(|| {
     // util-linux sys-utils/dmesg.c: `[%5ld.%06ld] ` (default), `[%a %b %e %H:%M:%S %Y] ` (-T,
     // strftime), and journalctl/syslog's `Mon DD HH:MM:SS host kernel: ` or ISO 8601 stamps.
     Regex::new(
@@ -20,7 +22,7 @@ pub(super) static DMESG_LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A syslog/journal line's prefix (`Feb 12 10:00:00 host prog[pid]: `, or journalctl's
 /// short-iso), the program captured.
-pub(super) static SYSLOG_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+static SYSLOG_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ ([^\s:\[]+)(?:\[\d+\])?: ")
         .expect("static regex")
 });
@@ -64,6 +66,109 @@ pub fn kernel_log_lines(text: &str) -> (Vec<String>, usize) {
         kept.drain(..kept.len() - MAX_KERNEL_LINES);
     }
     (kept, total)
+}
+
+/// The kernel's log, however it was shown.
+pub const READER: Reader = Reader {
+    kind: Kind::KernelLog,
+    label: "kernel log",
+    doc: "`dmesg`, `dmesg -T`, `journalctl -k`, `/var/log/kern.log|messages|syslog`, audit AVCs: \
+          the kernel's lines about storage (the newest MAX_KERNEL_LINES), or dmesg's refusal \
+          (kernel.dmesg_restrict)",
+    samples: &[
+        "dmesg-tail.txt",
+        "dmesg-T-tail.txt",
+        "journalctl-b-grep.txt",
+        "var-log-messages-tail.txt",
+    ],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        "dmesg" | "ausearch" => true,
+        "journalctl" => {
+            c.has("-k")
+                || c.has("--dmesg")
+                || c.args
+                    .iter()
+                    .any(|a| a.starts_with("-k") && !a.starts_with("--"))
+                || c.line.contains("_TRANSPORT=kernel")
+                || c.line.contains("-t kernel")
+        }
+        _ => c.reads(|p, _| {
+            matches!(
+                p,
+                "/var/log/kern.log" | "/var/log/messages" | "/var/log/syslog" | "/var/log/dmesg"
+            )
+        }),
+    }
+}
+
+fn sniff(s: &Shape) -> bool {
+    if s.most(s.count(|l| DMESG_LINE.is_match(l.trim_start()))) {
+        return true;
+    }
+    // A journal or syslog excerpt with the kernel's lines among other programs' (a kubelet's
+    // journal is read as its log before this is asked).
+    s.most(s.count(|l| SYSLOG_PREFIX.is_match(l.trim_start())))
+        && s.lines.iter().any(|l| l.contains(" kernel: "))
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (text, source) = (p.text, p.source);
+    if text.contains("read kernel buffer failed")
+        || text.contains("klogctl") && text.contains("not permitted")
+    {
+        facts.add_unavailable(format!(
+            "kernel log: {source}: dmesg could not read the kernel buffer (kernel.dmesg_restrict=1 without CAP_SYSLOG)"
+        ));
+        facts.dmesg_restrict.get_or_insert(true);
+        p.mark(facts, &["dmesg_restrict"]);
+        return noted("dmesg refused (dmesg_restrict)".into(), &["dmesg_restrict"]);
+    }
+    let (lines, total) = kernel_log_lines(text);
+    if total == 0 {
+        return None;
+    }
+    let n = lines.len();
+    for l in lines {
+        if !facts.kernel_log.contains(&l) {
+            facts.kernel_log.push(l);
+        }
+    }
+    if facts.kernel_log.len() > MAX_KERNEL_LINES {
+        let extra = facts.kernel_log.len() - MAX_KERNEL_LINES;
+        facts.kernel_log.drain(..extra);
+    }
+    facts.log_sources.push(format!("kernel: {source}"));
+    added(
+        format!("{n} of {total} kernel log line(s) about storage"),
+        &["kernel_log"],
+    )
+}
+
+/// The probe's `[kernel-log]` section (lines it already chose with [`KERNEL_STORAGE_PATTERN`]):
+/// its storage lines, and whether dmesg refused to read the ring buffer. dmesg's refusal
+/// (`dmesg: read kernel buffer failed: Operation not permitted`) is no kernel line: it says the
+/// ring buffer could not be read.
+pub fn probe_section_lines(text: &str) -> (Vec<String>, bool) {
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    let before = lines.len();
+    lines.retain(|l| {
+        !(l.contains("read kernel buffer failed")
+            || l.starts_with("dmesg:")
+            || l.contains("klogctl"))
+    });
+    let refused = lines.len() < before;
+    lines.retain(|l| is_storage_kernel_line(l));
+    (lines, refused)
 }
 
 #[cfg(test)]

@@ -6,10 +6,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::command::basename;
-use crate::model::ModuleState;
+use super::command::{basename, Command};
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{ModuleState, NodeFacts};
 
-pub(super) static PROC_MODULES_LINE: LazyLock<Regex> = LazyLock::new(|| {
+static PROC_MODULES_LINE: LazyLock<Regex> = LazyLock::new(|| {
     // linux kernel/module/procfs.c m_show: `name size refcnt deps state 0xaddr [taints]`.
     Regex::new(r"^([A-Za-z0-9_]+) \d+ \d+ \S+ (?:Live|Loading|Unloading) 0x[0-9a-f]+")
         .expect("static regex")
@@ -122,6 +123,128 @@ pub fn parse_kmod(text: &str, asked: &[String]) -> (Vec<KmodAnswer>, Vec<String>
         }
     }
     (out, notes)
+}
+
+/// `lsmod` and `/proc/modules`.
+pub const LSMOD: Reader = Reader {
+    kind: Kind::Lsmod,
+    label: "lsmod",
+    doc:
+        "`lsmod`, `/proc/modules`: the loaded modules; lsmod's `could not open /proc/modules` says \
+          the kernel cannot load modules at all",
+    samples: &[
+        "lsmod-kmod-testsuite.txt",
+        "proc-modules-kmod-testsuite.txt",
+        "lsmod-no-module-support.txt",
+    ],
+    recognise: lsmod_recognise,
+    sniff: Some(lsmod_sniff),
+    read: lsmod_read,
+};
+
+fn lsmod_recognise(c: &Command) -> bool {
+    c.prog == "lsmod" || c.reads(|p, _| p == "/proc/modules")
+}
+
+fn lsmod_sniff(s: &Shape) -> bool {
+    (s.first.starts_with("Module") && s.first.contains("Size") && s.first.contains("Used by"))
+        || s.most(s.count(|l| PROC_MODULES_LINE.is_match(l)))
+}
+
+fn lsmod_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let text = p.text;
+    // kmod's lsmod on a kernel built without module support (libkmod: `could not open
+    // /proc/modules`): nothing can ever be loaded there.
+    if text.contains("could not open /proc/modules") {
+        facts.modules_loadable = Some(false);
+        facts.add_provenance("modules", p.source);
+        return noted(
+            "no /proc/modules: the kernel cannot load modules".into(),
+            &["modules"],
+        );
+    }
+    let loaded = parse_lsmod(text);
+    if loaded.is_empty() && !text.contains("Used by") {
+        return None;
+    }
+    let n = loaded.len();
+    for m in loaded {
+        facts.modules.insert(m, ModuleState::Loaded);
+    }
+    added(format!("{n} loaded module(s)"), &["modules"])
+}
+
+/// `modprobe`, `modinfo`, `insmod`.
+pub const KMOD: Reader = Reader {
+    kind: Kind::Kmod,
+    label: "modprobe/modinfo",
+    doc: "`modprobe`, `modinfo`, `insmod`: whether each module exists for the running kernel \
+          (missing, built in, available), why one could not be loaded, a kernel without a module \
+          tree; the kernel release a message names, when no other source gave it",
+    samples: &[
+        "modprobe-modinfo-debian12.txt",
+        "modinfo-builtin-kmod-testsuite.txt",
+    ],
+    recognise: kmod_recognise,
+    sniff: Some(kmod_sniff),
+    read: kmod_read,
+};
+
+fn kmod_recognise(c: &Command) -> bool {
+    c.is(&["modprobe", "modinfo", "insmod"])
+}
+
+fn kmod_sniff(s: &Shape) -> bool {
+    s.most(s.count(|l| {
+        ["modprobe: ", "modinfo: ", "insmod: "]
+            .iter()
+            .any(|p| l.starts_with(p))
+    }))
+}
+
+fn kmod_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (answers, notes) = parse_kmod(p.text, &p.asked);
+    if answers.is_empty() && notes.is_empty() {
+        return None;
+    }
+    let mut said = Vec::new();
+    for a in &answers {
+        if let Some(s) = a.state {
+            // What is loaded stays loaded; a module file found is better than not.
+            let keep = matches!(facts.modules.get(&a.module), Some(ModuleState::Loaded));
+            if !keep {
+                facts.modules.insert(a.module.clone(), s);
+            }
+            said.push(format!(
+                "{} {}",
+                a.module,
+                match s {
+                    ModuleState::Missing => "not found",
+                    ModuleState::Builtin => "built in",
+                    ModuleState::Available => "available",
+                    ModuleState::Loaded => "loaded",
+                }
+            ));
+        }
+        if let Some(e) = &a.error {
+            facts.errors.push(format!("modprobe {}: {e}", a.module));
+            said.push(format!("{} could not be loaded ({e})", a.module));
+        }
+        if facts.kernel.is_none() {
+            if let Some(k) = &a.kernel {
+                facts.kernel = Some(k.clone());
+                facts.kernel_source = Some("modprobe".into());
+            }
+        }
+    }
+    for n in notes {
+        if n.contains("nothing can be loaded") {
+            facts.modules_loadable = Some(false);
+        }
+        facts.errors.push(n.clone());
+        said.push(n);
+    }
+    added(said.join("; "), &["modules"])
 }
 
 #[cfg(test)]

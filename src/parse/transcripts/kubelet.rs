@@ -9,7 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::command::{basename, first_stage};
+use super::command::{basename, first_stage, read_file_arg, Command};
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape};
 use crate::model::{KubeletInfo, NodeFacts};
 
 /// Kubelet binaries (`basename` of the process' first word), and the distributions' processes
@@ -381,6 +382,96 @@ pub(super) fn merge_kubelet(facts: &mut NodeFacts, info: KubeletInfo) {
         facts.kubelet_root = Some(r);
         facts.kubelet_root_source = k.root_dir_source.clone();
     }
+}
+
+/// The kubelet's command line, unit, args files, container and config.
+pub const READER: Reader = Reader {
+    kind: Kind::Kubelet,
+    label: "kubelet command line",
+    doc:
+        "`ps`, `pgrep -a`, `/proc/PID/cmdline`, `systemctl cat kubelet`, `docker inspect kubelet`, \
+          MicroK8s' args file, `kubeadm-flags.env`, a KubeletConfiguration file: the kubelet's \
+          flavour, root dir (flag or default), flags, container binds and config settings",
+    samples: &[
+        "ps-ef-grep-kubelet.txt",
+        "ps-aux-grep-kubelet.txt",
+        "pgrep-a-kubelet.txt",
+        "proc-cmdline-kubelet.txt",
+    ],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+/// Files that hold the kubelet's command line, flags or settings.
+fn is_kubelet_file(p: &str, name: &str) -> bool {
+    (p.starts_with("/proc/") && name == "cmdline")
+        || (p.contains("microk8s") && p.ends_with("/args/kubelet"))
+        || matches!(p, "/etc/default/kubelet" | "/etc/sysconfig/kubelet")
+        || name == "kubeadm-flags.env"
+        || p.contains("kubelet.service")
+        || (name == "config.yaml" && (p.contains("kubelet") || p.contains("/rancher/")))
+}
+
+fn recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        // The process list is read for its kubelet line, if any.
+        "ps" => true,
+        "pgrep" => c.mentions_kubelet(),
+        "systemctl" => matches!(c.subcommand(), Some("cat" | "show")) && c.mentions_kubelet(),
+        "docker" | "crictl" | "podman" | "nerdctl" => {
+            c.args.first().map(String::as_str) == Some("inspect") && c.mentions_kubelet()
+        }
+        // `grep root-dir FILE`: a file another reader knows is that reader's (READERS asks them
+        // first); any other file is the kubelet's.
+        "grep" | "egrep" if c.mentions_kubelet() && c.line.contains("root-dir") => true,
+        _ => c.reads(is_kubelet_file),
+    }
+}
+
+fn sniff(s: &Shape) -> bool {
+    // The second test was once asked after the program lookup's; the two never both hold (a
+    // lookup's lines are all `ls: ...` errors), so one place in the list serves both.
+    !kubelet_processes(s.text).is_empty()
+        || s.lines.iter().any(|l| {
+            let t = l.trim_start();
+            t.starts_with("KUBELET_EXTRA_ARGS=")
+                || t.starts_with("KUBELET_KUBEADM_ARGS=")
+                || (t.starts_with("ExecStart=") && t.contains("kubelet"))
+        })
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (cmd, text) = (p.cmd, p.text);
+    if p.prog == "cat" || p.prog == "grep" {
+        if let Some(path) = cmd.and_then(|c| read_file_arg(&first_stage(c).0).map(str::to_string)) {
+            if path.ends_with(".yaml") && text.contains("KubeletConfiguration") {
+                let settings = kubelet_config_settings(text);
+                let k = facts.kubelet.get_or_insert_with(KubeletInfo::default);
+                k.config.get_or_insert(path);
+                let n = settings.len();
+                k.config_settings.extend(settings);
+                p.mark(facts, &["kubelet"]);
+                return noted(
+                    format!("kubelet config ({n} setting(s) read)"),
+                    &["kubelet"],
+                );
+            }
+        }
+    }
+    let info = parse_kubelet(text, cmd)?;
+    let shown = format!(
+        "kubelet {} (root dir {}{})",
+        info.flavour.as_deref().unwrap_or("unknown"),
+        info.root_dir.as_deref().unwrap_or("?"),
+        info.root_dir_source
+            .as_deref()
+            .map(|s| format!(", {s}"))
+            .unwrap_or_default()
+    );
+    merge_kubelet(facts, info);
+    facts.kubelet_running.get_or_insert(true);
+    added(shown, &["kubelet"])
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use regex::Regex;
 
 use super::blkid::unescape_blkid;
 use super::columns::{cells, header_columns, strip_tree};
-use super::reader::MAX_ENTRIES;
-use crate::model::MountEntry;
+use super::command::{first_stage, Command};
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape, MAX_ENTRIES};
+use crate::model::{MountEntry, NodeFacts};
 use crate::parse::mountinfo;
 
 /// Undo libsmartcols' raw-output escaping (`\x20` for a space).
@@ -166,6 +167,130 @@ pub fn parse_proc_mounts_line(line: &str) -> Option<MountEntry> {
         super_options: opts,
         ..MountEntry::default()
     })
+}
+
+/// `/proc/PID/mountinfo` whole (the probe's `[mountinfo]` section): its mounts, and a note for
+/// each line that does not parse.
+pub fn read_mountinfo(text: &str) -> (Vec<MountEntry>, Vec<String>) {
+    let mut mounts = Vec::new();
+    let mut errors = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match mountinfo::parse_mountinfo_line(l) {
+            Ok(m) => mounts.push(m),
+            Err(e) => errors.push(format!("mountinfo line {}: {}", i + 1, e.message)),
+        }
+    }
+    (mounts, errors)
+}
+
+/// `findmnt` in every layout.
+pub const FINDMNT: Reader = Reader {
+    kind: Kind::Findmnt,
+    label: "findmnt",
+    doc: "`findmnt` (tree, `-l`, `-r`, `-P`, `-o ...`): the mounts, with their propagation when \
+          the PROPAGATION column was asked for",
+    samples: &[
+        "findmnt-default.txt",
+        "findmnt-l.txt",
+        "findmnt-r.txt",
+        "findmnt-o.txt",
+    ],
+    recognise: |c| c.prog == "findmnt",
+    sniff: Some(findmnt_sniff),
+    read: findmnt_read,
+};
+
+fn findmnt_sniff(s: &Shape) -> bool {
+    let header = s.header();
+    header.first() == Some(&"TARGET") && header.iter().any(|h| *h == "SOURCE" || *h == "FSTYPE")
+}
+
+fn findmnt_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let raw = p.cmd.is_some_and(|c| {
+        let (w, _) = first_stage(c);
+        w.iter().any(|a| {
+            a == "-r"
+                || a == "--raw"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('r'))
+        })
+    });
+    add_mounts(facts, parse_findmnt(p.text, raw), "findmnt")
+}
+
+/// `mount`, `/proc/*/mountinfo`, `/proc/mounts`, `/etc/mtab`.
+pub const MOUNT_TABLE: Reader = Reader {
+    kind: Kind::MountTable,
+    label: "mount table",
+    doc: "`mount` (no arguments), `/proc/*/mountinfo`, `/proc/mounts`, `/etc/mtab`: the mounts \
+          (mountinfo's with their ids and propagation)",
+    samples: &["mount-grep.txt", "mountinfo.txt"],
+    recognise: mount_table_recognise,
+    sniff: Some(mount_table_sniff),
+    read: mount_table_read,
+};
+
+fn mount_table_recognise(c: &Command) -> bool {
+    // `mount` alone lists the table; `mount -t nfs SRC DST` is a mount attempt (read as a
+    // message elsewhere).
+    (c.prog == "mount" && c.args.iter().all(|a| matches!(a.as_str(), "-l" | "-v")))
+        || c.reads(|p, name| {
+            (p.starts_with("/proc/") && (name == "mountinfo" || name == "mounts"))
+                || p == "/etc/mtab"
+        })
+}
+
+fn mount_table_sniff(s: &Shape) -> bool {
+    s.lines
+        .iter()
+        .all(|l| mountinfo::parse_mountinfo_line(l).is_ok())
+        || s.lines
+            .iter()
+            .all(|l| mountinfo::parse_mount_output_line(l).is_some())
+        || s.lines.iter().all(|l| parse_proc_mounts_line(l).is_some())
+}
+
+fn mount_table_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let text = p.text;
+    let mi: Vec<MountEntry> = text
+        .lines()
+        .filter_map(|l| mountinfo::parse_mountinfo_line(l).ok())
+        .collect();
+    let mo = mountinfo::parse_mount_output(text);
+    let mounts = if !mi.is_empty() {
+        mi
+    } else if !mo.is_empty() {
+        mo
+    } else {
+        text.lines().filter_map(parse_proc_mounts_line).collect()
+    };
+    let what = if mounts.first().is_some_and(|m| m.id.is_some()) {
+        "mountinfo"
+    } else {
+        "mount"
+    };
+    add_mounts(facts, mounts, what)
+}
+
+/// Mounts into the facts (each once, at most [`MAX_ENTRIES`]), `what` naming the source kept
+/// when it is the first.
+fn add_mounts(facts: &mut NodeFacts, mounts: Vec<MountEntry>, what: &str) -> Option<Outcome> {
+    if mounts.is_empty() {
+        return None;
+    }
+    let n = mounts.len();
+    for m in mounts {
+        if !facts.mounts.contains(&m) {
+            facts.mounts.push(m);
+        }
+    }
+    if facts.mounts.len() > MAX_ENTRIES {
+        facts.mounts.truncate(MAX_ENTRIES);
+    }
+    facts.mounts_source.get_or_insert_with(|| what.to_string());
+    added(format!("{n} mount(s) ({what})"), &["mounts"])
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::MultipathMap;
+use super::command::Command;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{MultipathInfo, MultipathMap, NodeFacts};
 
 static MPATH_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     // multipath-tools libmultipath/print.c snprint_multipath_style: `[%A: ]%n[ (%w)] %d %s`
@@ -126,6 +128,116 @@ pub fn parse_multipath_conf(text: &str) -> (Option<String>, Vec<String>) {
         }
     }
     (find, blacklist)
+}
+
+/// A multipath.conf's settings into the facts' (`find_multipaths` when it is set, the blacklist
+/// entries added).
+pub fn add_conf(mp: &mut MultipathInfo, find: Option<String>, blacklist: Vec<String>) {
+    if find.is_some() {
+        mp.find_multipaths = find;
+    }
+    mp.blacklist.extend(blacklist);
+}
+
+/// `multipath -ll` / `-l`.
+pub const MULTIPATH: Reader = Reader {
+    kind: Kind::Multipath,
+    label: "multipath -ll",
+    doc: "`multipath -ll` / `-l`: the maps, each with its WWID, dm device, vendor, product and \
+          path devices",
+    samples: &[
+        "multipath-ll-rhel6.txt",
+        "multipath-ll-nvme-foreign.txt",
+        "multipath-ll-rhel5.txt",
+    ],
+    recognise: |c| c.prog == "multipath",
+    sniff: Some(multipath_sniff),
+    read: multipath_read,
+};
+
+fn multipath_sniff(s: &Shape) -> bool {
+    s.lines
+        .iter()
+        .any(|l| l.trim_start().starts_with("size=") && l.contains("features="))
+        || s.lines
+            .iter()
+            .any(|l| l.contains("[size=") && l.contains("[features="))
+}
+
+fn multipath_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let maps = parse_multipath_ll(p.text);
+    if maps.is_empty() {
+        return None;
+    }
+    let n = maps.len();
+    let mp = facts.multipath.get_or_insert_with(MultipathInfo::default);
+    mp.maps.extend(maps);
+    added(format!("{n} multipath map(s)"), &["multipath"])
+}
+
+/// `multipathd show config`, /etc/multipath.conf.
+pub const MULTIPATH_CONF: Reader = Reader {
+    kind: Kind::MultipathConf,
+    label: "multipath config",
+    doc: "`multipathd show config`, `/etc/multipath.conf`, `/etc/multipath/conf.d/*`: \
+          find_multipaths and the blacklist",
+    samples: &["multipath-conf-longhorn.txt"],
+    recognise: conf_recognise,
+    sniff: Some(conf_sniff),
+    read: conf_read,
+};
+
+fn conf_recognise(c: &Command) -> bool {
+    (c.prog == "multipathd" && c.line.contains("config"))
+        || c.reads(|p, name| {
+            // A conf.d path that is also /proc/*/cmdline or ends in iscsi/initiatorname.iscsi
+            // has always been read as the kubelet's or the initiator's (their readers come
+            // later in READERS, as the sniff order wants).
+            p.ends_with("/etc/multipath.conf")
+                || (p.contains("/etc/multipath/conf.d/")
+                    && !(p.starts_with("/proc/") && name == "cmdline")
+                    && !p.ends_with("iscsi/initiatorname.iscsi"))
+        })
+}
+
+fn conf_sniff(s: &Shape) -> bool {
+    s.lines.iter().any(|l| {
+        let t = l.trim_start();
+        [
+            "defaults",
+            "blacklist",
+            "blacklist_exceptions",
+            "devices",
+            "multipaths",
+        ]
+        .iter()
+        .any(|s| {
+            t.strip_prefix(s)
+                .is_some_and(|r| r.trim_start().starts_with('{'))
+        })
+    })
+}
+
+fn conf_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (find, blacklist) = parse_multipath_conf(p.text);
+    if find.is_none() && blacklist.is_empty() && !p.text.contains('{') {
+        return None;
+    }
+    let shown = find.clone();
+    let n = blacklist.len();
+    add_conf(
+        facts.multipath.get_or_insert_with(MultipathInfo::default),
+        find,
+        blacklist,
+    );
+    added(
+        format!(
+            "find_multipaths {}, {n} blacklist entr{}",
+            shown.as_deref().unwrap_or("(not set)"),
+            if n == 1 { "y" } else { "ies" }
+        ),
+        &["multipath"],
+    )
 }
 
 #[cfg(test)]

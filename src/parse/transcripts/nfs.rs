@@ -1,7 +1,8 @@
 //! An NFS server asked from the node: `rpcinfo -p|-s HOST` (rpcbind) and `showmount -e HOST`
 //! (nfs-utils): whether it answers, its NFS versions and exports, or the error.
 
-use crate::model::NfsServerAnswer;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{NfsServerAnswer, NodeFacts};
 
 /// `rpcinfo -p HOST` (`program vers proto port service`) or `rpcinfo -s HOST` (`program
 /// version(s) netid(s) service owner`), from rpcbind's rpcinfo: the NFS versions the server
@@ -67,6 +68,88 @@ pub fn parse_showmount(text: &str, server: Option<&str>) -> NfsServerAnswer {
         }
     }
     a
+}
+
+/// `rpcinfo -p|-s HOST`.
+pub const RPCINFO: Reader = Reader {
+    kind: Kind::Rpcinfo,
+    label: "rpcinfo",
+    doc: "`rpcinfo -p HOST`, `rpcinfo -s HOST`: whether the server's rpcbind answers, and the NFS \
+          versions it registered",
+    samples: &["rpcinfo-p-ltp.txt", "rpcinfo-showmount-refused.txt"],
+    recognise: |c| c.prog == "rpcinfo",
+    sniff: Some(rpcinfo_sniff),
+    read: rpcinfo_read,
+};
+
+fn rpcinfo_sniff(s: &Shape) -> bool {
+    s.first.starts_with("program vers proto") || s.first.starts_with("program version(s)")
+}
+
+fn rpcinfo_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let server = server_asked(p);
+    add_server(
+        facts,
+        parse_rpcinfo(p.text, server.as_deref().unwrap_or("localhost")),
+    )
+}
+
+/// `showmount -e HOST`.
+pub const SHOWMOUNT: Reader = Reader {
+    kind: Kind::Showmount,
+    label: "showmount -e",
+    doc: "`showmount -e HOST`: whether the server's mountd answers, and its exports",
+    samples: &["showmount-e.txt", "rpcinfo-showmount-refused.txt"],
+    recognise: |c| c.prog == "showmount",
+    sniff: Some(showmount_sniff),
+    read: showmount_read,
+};
+
+fn showmount_sniff(s: &Shape) -> bool {
+    s.first.starts_with("Export list for ") || s.first.starts_with("clnt_create: RPC:")
+}
+
+fn showmount_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let server = server_asked(p);
+    add_server(facts, parse_showmount(p.text, server.as_deref()))
+}
+
+/// The server a command asked (its first name that is not an option).
+fn server_asked(p: &Part) -> Option<String> {
+    p.asked.iter().find(|a| !a.starts_with('-')).cloned()
+}
+
+/// A server's answer into the facts, joined to what an earlier answer of the same server said.
+fn add_server(facts: &mut NodeFacts, a: NfsServerAnswer) -> Option<Outcome> {
+    if a.reachable.is_none() && a.exports.is_empty() {
+        return None;
+    }
+    let shown = format!(
+        "NFS server {}: {}",
+        a.server,
+        match (a.reachable, &a.error) {
+            (Some(true), _) if !a.versions.is_empty() =>
+                format!("answers, NFS versions {}", a.versions.join(",")),
+            (Some(true), _) if !a.exports.is_empty() => format!("{} export(s)", a.exports.len()),
+            (Some(true), _) => "answers".into(),
+            (_, Some(e)) => e.clone(),
+            _ => "no answer".into(),
+        }
+    );
+    match facts.nfs_servers.iter_mut().find(|s| s.server == a.server) {
+        Some(s) => {
+            if a.reachable.is_some() {
+                s.reachable = a.reachable.or(s.reachable);
+            }
+            s.versions.extend(a.versions);
+            s.exports.extend(a.exports);
+            if a.error.is_some() {
+                s.error = a.error;
+            }
+        }
+        None => facts.nfs_servers.push(a),
+    }
+    added(shown, &["nfs_servers"])
 }
 
 #[cfg(test)]

@@ -6,9 +6,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::OsRelease;
+use super::command::Command;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{NodeFacts, OsRelease};
 
-pub(super) static OS_RELEASE_LINE: LazyLock<Regex> =
+static OS_RELEASE_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Z][A-Z0-9_]*=\S").expect("static regex"));
 
 /// Parse `/etc/os-release` (os-release(5): `KEY=value`, value optionally quoted).
@@ -59,6 +61,77 @@ fn os_release_value(v: &str) -> String {
         return out;
     }
     v.to_string()
+}
+
+/// os-release(5) and the one-line names of an OS.
+pub const READER: Reader = Reader {
+    kind: Kind::OsRelease,
+    label: "os-release",
+    doc:
+        "`/etc/os-release` (or `/etc/redhat-release`), `hostnamectl`, or a Node's `osImage` asked \
+          for by jsonpath: the OS's id, version and name",
+    samples: &["os-release-debian12.txt"],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        "hostnamectl" => true,
+        "kubectl" | "oc" => {
+            c.has("get")
+                && c.args.iter().any(|a| a.starts_with("node") || a == "no")
+                && c.line.contains("osImage")
+        }
+        _ => c.reads(|p, name| name == "os-release" || p.ends_with("/etc/redhat-release")),
+    }
+}
+
+fn sniff(s: &Shape) -> bool {
+    let os_keys = s.count(|l| {
+        l.starts_with("ID=")
+            || l.starts_with("NAME=")
+            || l.starts_with("PRETTY_NAME=")
+            || l.starts_with("VERSION_ID=")
+            || l.starts_with("ID_LIKE=")
+    });
+    os_keys >= 2
+        && s.lines
+            .iter()
+            .all(|l| OS_RELEASE_LINE.is_match(l) || l.trim_start().starts_with('#'))
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let text = p.text;
+    let os = parse_os_release(text);
+    if os.id.is_some() || os.pretty_name.is_some() || os.name.is_some() {
+        let shown = os
+            .pretty_name
+            .clone()
+            .or(os.name.clone())
+            .or(os.id.clone())
+            .unwrap_or_default();
+        facts.os = os;
+        added(format!("OS {shown}"), &["os"])
+    } else {
+        // `/etc/redhat-release`, `hostnamectl`'s `Operating System:`, or a Node's osImage.
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let name = line
+            .strip_prefix("Operating System:")
+            .map(str::trim)
+            .or_else(|| {
+                text.lines()
+                    .find_map(|l| l.trim().strip_prefix("Operating System:"))
+                    .map(str::trim)
+            })
+            .unwrap_or(line);
+        if name.len() > 120 || name.contains('=') {
+            return None;
+        }
+        facts.os.pretty_name = Some(name.to_string());
+        added(format!("OS {name}"), &["os"])
+    }
 }
 
 #[cfg(test)]

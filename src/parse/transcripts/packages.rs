@@ -6,6 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::command::Command;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::NodeFacts;
+
 /// Split `name-version-release[.arch]` (rpm's NVRA, apk's `name-ver-rN`) at its last two dashes.
 fn split_nvr(s: &str) -> Option<(String, String)> {
     let mut parts = s.rsplitn(3, '-');
@@ -153,6 +157,66 @@ pub fn parse_packages(
     }
     out.retain(|k, _| !k.is_empty());
     out
+}
+
+/// The probe's `[apk-installed]` section: `name version` per line (from apk's installed
+/// database; every name listed is installed).
+pub fn parse_name_version(text: &str) -> BTreeMap<String, Option<String>> {
+    text.lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(n, v)| (n.to_string(), Some(v.trim().to_string())))
+        .collect()
+}
+
+/// `dpkg -s|-l`, `rpm -q|-qa`, `apk info|list`.
+pub const READER: Reader = Reader {
+    kind: Kind::Packages,
+    label: "package query",
+    doc: "`dpkg -s|-l`, `rpm -q|-qa`, `apk info|list`: each package's version, or not installed",
+    samples: &["dpkg-s-util-linux.txt", "dpkg-l.txt"],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        "dpkg" | "dpkg-query" => true,
+        "rpm" => c.args.iter().any(|a| a.starts_with("-q")),
+        "apk" => matches!(c.args.first().map(String::as_str), Some("info" | "list")),
+        _ => false,
+    }
+}
+
+fn sniff(s: &Shape) -> bool {
+    (s.first.starts_with("Package: ") && s.lines.iter().any(|l| l.starts_with("Status: ")))
+        || s.first
+            .starts_with("Desired=Unknown/Install/Remove/Purge/Hold")
+        || s.first.starts_with("dpkg-query: ")
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let text = p.text;
+    let prog = if p.prog.is_empty() {
+        if text.contains("Package: ") || text.contains("Desired=") || text.contains("dpkg-query") {
+            "dpkg"
+        } else {
+            "rpm"
+        }
+    } else {
+        p.prog.as_str()
+    };
+    let pk = parse_packages(text, prog, &p.asked);
+    if pk.is_empty() {
+        return None;
+    }
+    let n = pk.len();
+    let missing = pk.values().filter(|v| v.is_none()).count();
+    facts.packages.extend(pk);
+    added(
+        format!("{n} package(s), {missing} not installed"),
+        &["packages"],
+    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,9 @@
 //! SELinux's mode: `getenforce`, `sestatus`, /etc/selinux/config.
 
+use super::command::Command;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::NodeFacts;
+
 /// `getenforce` (`Enforcing`/`Permissive`/`Disabled`), `sestatus` (`SELinux status: enabled`,
 /// `Current mode: enforcing`), /etc/selinux/config (`SELINUX=enforcing`).
 pub fn parse_selinux(text: &str) -> Option<(String, &'static str)> {
@@ -22,6 +26,39 @@ pub fn parse_selinux(text: &str) -> Option<(String, &'static str)> {
         }
     }
     status_disabled.then(|| ("disabled".to_string(), "sestatus"))
+}
+
+/// `getenforce`, `sestatus`, /etc/selinux/config.
+pub const READER: Reader = Reader {
+    kind: Kind::Selinux,
+    label: "SELinux mode",
+    doc:
+        "`getenforce`, `sestatus`, `/etc/selinux/config`: SELinux's mode, and which of them said it",
+    samples: &["getenforce-sestatus.txt"],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    c.is(&["getenforce", "sestatus"])
+        || c.reads(|p, _| {
+            // A path that also names kubelet.service has always been read as the kubelet's
+            // (its reader comes later in READERS, as the sniff order wants).
+            p.ends_with("/etc/selinux/config") && !p.contains("kubelet.service")
+        })
+}
+
+fn sniff(s: &Shape) -> bool {
+    (s.n() == 1 && matches!(s.first, "Enforcing" | "Permissive" | "Disabled"))
+        || s.first.starts_with("SELinux status:")
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (mode, src) = parse_selinux(p.text)?;
+    facts.selinux = Some(mode.clone());
+    facts.selinux_source = Some(src.to_string());
+    added(format!("SELinux {mode}"), &["selinux"])
 }
 
 #[cfg(test)]

@@ -1,6 +1,10 @@
 //! Services and kernel settings: `systemctl status|is-active` / `service X status` (systemd) and
 //! `sysctl` (procps) or `/proc/sys/...`.
 
+use super::command::Command;
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape};
+use crate::model::{IscsiInfo, MultipathInfo, NodeFacts};
+
 /// `systemctl status UNIT...` (systemd src/systemctl/systemctl-show.c: a `● UNIT - Description`
 /// line, then `Active: active (running) since ...`; `Unit %s could not be found.`), `systemctl
 /// is-active` (`active`/`inactive`/`failed` per unit) and `service X status`: unit → running.
@@ -71,6 +75,120 @@ pub fn parse_sysctl(text: &str) -> Vec<(String, String)> {
         })
         .filter(|(k, _)| k.contains('.') && !k.contains(' '))
         .collect()
+}
+
+/// `systemctl status|is-active`, `service X status`.
+pub const SYSTEMCTL: Reader = Reader {
+    kind: Kind::Systemctl,
+    label: "systemctl status",
+    doc: "`systemctl status UNIT`, `systemctl is-active UNIT`, `service UNIT status`: whether \
+          rpc-statd, rpcbind, iscsid, multipathd and the kubelet run; or systemd not running",
+    samples: &[
+        "systemctl-status-kubelet.txt",
+        "systemctl-status-rpc-statd.txt",
+    ],
+    recognise: systemctl_recognise,
+    sniff: Some(systemctl_sniff),
+    read: systemctl_read,
+};
+
+fn systemctl_recognise(c: &Command) -> bool {
+    match c.prog.as_str() {
+        "systemctl" => matches!(c.subcommand(), Some("status" | "is-active")),
+        "service" => c.has("status"),
+        _ => false,
+    }
+}
+
+fn systemctl_sniff(s: &Shape) -> bool {
+    s.lines
+        .iter()
+        .any(|l| l.trim_start().starts_with("Active: "))
+        && s.lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("Loaded: "))
+}
+
+fn systemctl_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let units = parse_systemctl(p.text, &p.asked);
+    if units.is_empty() {
+        if p.text.contains("System has not been booted with systemd") {
+            facts.add_unavailable(format!(
+                "services: {}: systemd is not running (no unit states)",
+                p.source
+            ));
+            return noted("systemd not running".into(), &["services"]);
+        }
+        return None;
+    }
+    let mut said = Vec::new();
+    for (u, running) in units {
+        match u.as_str() {
+            "rpc-statd" | "nfs-lock" | "rpc.statd" | "statd" => {
+                facts.rpc_statd_running = Some(running)
+            }
+            "rpcbind" => facts.rpcbind_running = Some(running),
+            "iscsid" => {
+                facts
+                    .iscsi
+                    .get_or_insert_with(IscsiInfo::default)
+                    .iscsid_running = Some(running)
+            }
+            "multipathd" => {
+                facts
+                    .multipath
+                    .get_or_insert_with(MultipathInfo::default)
+                    .running = Some(running)
+            }
+            "kubelet"
+            | "k3s"
+            | "k3s-agent"
+            | "rke2-server"
+            | "rke2-agent"
+            | "snap.microk8s.daemon-kubelite"
+            | "k0sworker" => facts.kubelet_running = Some(running),
+            _ => {}
+        }
+        said.push(format!(
+            "{u} {}",
+            if running { "running" } else { "not running" }
+        ));
+    }
+    added(said.join(", "), &["services"])
+}
+
+/// `sysctl kernel.dmesg_restrict`, `/proc/sys/kernel/dmesg_restrict`.
+pub const SYSCTL: Reader = Reader {
+    kind: Kind::Sysctl,
+    label: "sysctl",
+    doc: "`sysctl kernel.dmesg_restrict`, `/proc/sys/kernel/dmesg_restrict`: whether dmesg needs \
+          CAP_SYSLOG",
+    samples: &["sysctl-dmesg-restrict.txt"],
+    recognise: |c| c.prog == "sysctl" || c.reads(|p, _| p == "/proc/sys/kernel/dmesg_restrict"),
+    sniff: Some(sysctl_sniff),
+    read: sysctl_read,
+};
+
+fn sysctl_sniff(s: &Shape) -> bool {
+    s.first.starts_with("kernel.") && s.first.contains(" = ")
+}
+
+fn sysctl_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let mut kv = parse_sysctl(p.text);
+    if kv.is_empty() {
+        // `cat /proc/sys/kernel/dmesg_restrict`: the value alone.
+        let v = p.text.trim();
+        if (v == "0" || v == "1") && p.cmd.is_some_and(|c| c.contains("dmesg_restrict")) {
+            kv.push(("kernel.dmesg_restrict".into(), v.into()));
+        }
+    }
+    let v = kv.iter().find(|(k, _)| k == "kernel.dmesg_restrict")?;
+    let restricted = v.1 != "0";
+    facts.dmesg_restrict = Some(restricted);
+    added(
+        format!("kernel.dmesg_restrict = {}", v.1),
+        &["dmesg_restrict"],
+    )
 }
 
 #[cfg(test)]

@@ -5,20 +5,24 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub(super) static KERNEL_RELEASE: LazyLock<Regex> = LazyLock::new(|| {
+use super::command::Command;
+use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use crate::model::NodeFacts;
+
+static KERNEL_RELEASE: LazyLock<Regex> = LazyLock::new(|| {
     // `uname -r`: 3.10.0-957.el7.x86_64, 5.15.0-1019-aws, 6.18.44-fc-v669, 5.15.136-flatcar.
     Regex::new(r"^\d+\.\d+(?:\.\d+)?[-+_.][0-9A-Za-z._+-]*[A-Za-z][0-9A-Za-z._+-]*$")
         .expect("static regex")
 });
 
-pub(super) static UNAME_A: LazyLock<Regex> = LazyLock::new(|| {
+static UNAME_A: LazyLock<Regex> = LazyLock::new(|| {
     // coreutils src/uname.c prints, for -a: kernel-name nodename kernel-release kernel-version
     // machine [processor] [hardware-platform] operating-system ("unknown" ones left out).
     Regex::new(r"^(Linux) (\S+) (\d+\.\d+\S*) (#.*?) (x86_64|aarch64|arm64|armv\d\w*|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips\w*|loongarch64)(?: .*)?$")
         .expect("static regex")
 });
 
-pub(super) static PROC_VERSION: LazyLock<Regex> = LazyLock::new(|| {
+static PROC_VERSION: LazyLock<Regex> = LazyLock::new(|| {
     // /proc/version (linux init/version.c): `Linux version RELEASE (builder) ...`.
     Regex::new(r"^Linux version (\S+) ").expect("static regex")
 });
@@ -54,6 +58,41 @@ pub fn parse_uname(text: &str) -> Option<(String, Option<String>, Option<String>
         }
     }
     None
+}
+
+/// `uname -r|-a` and `/proc/version`.
+pub const READER: Reader = Reader {
+    kind: Kind::Uname,
+    label: "uname",
+    doc: "`uname -r`, `uname -a`, `/proc/version`: the kernel release; from `uname -a` also the \
+          host name and machine, when no other source gave them",
+    samples: &["uname-r.txt", "uname-a.txt"],
+    recognise,
+    sniff: Some(sniff),
+    read,
+};
+
+fn recognise(c: &Command) -> bool {
+    c.prog == "uname" || c.reads(|p, _| p == "/proc/version")
+}
+
+fn sniff(s: &Shape) -> bool {
+    (s.n() == 1 && KERNEL_RELEASE.is_match(s.first))
+        || UNAME_A.is_match(s.first)
+        || PROC_VERSION.is_match(s.first)
+}
+
+fn read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
+    let (rel, host, arch) = parse_uname(p.text)?;
+    facts.kernel = Some(rel.clone());
+    facts.kernel_source = Some("uname".into());
+    if facts.hostname.is_none() {
+        facts.hostname = host;
+    }
+    if facts.arch.is_none() {
+        facts.arch = arch;
+    }
+    added(format!("kernel {rel}"), &["kernel"])
 }
 
 #[cfg(test)]
