@@ -140,7 +140,8 @@ pub struct Part<'a> {
     pub cmd: Option<&'a str>,
     /// The command's program (`""` without a command).
     pub prog: String,
-    /// The names the command asks about ([`operands`]).
+    /// The names the command asks about: its arguments that are not options, after the
+    /// program (and after `systemctl`'s or `apk`'s subcommand).
     pub asked: Vec<String>,
     /// What it printed.
     pub text: &'a str,
@@ -149,6 +150,8 @@ pub struct Part<'a> {
 }
 
 impl<'a> Part<'a> {
+    /// The part `cmd` printed (or one recognised by its shape), with the program and names its
+    /// readers look at.
     pub fn new(cmd: Option<&'a str>, text: &'a str, source: &'a str) -> Part<'a> {
         let prog = cmd
             .map(|c| first_stage(c).0)
