@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::error::{Error, Result};
-use crate::model::{Case, LogLine, NodeFacts, Origin, RawMessage, RbdImageState};
+use crate::model::{Case, Event, LogLine, NodeFacts, Origin, RawMessage, RbdImageState};
 use crate::parse::objects::KubeObject;
 use crate::parse::{describe, events, klog, objects, rbd, transcripts};
 
@@ -973,6 +973,27 @@ fn objects_section(case: &mut Case, s: &SectionInput) -> Result<Took> {
     Ok(Took::Read(add_objects(case, objs)))
 }
 
+/// The object a describe shows, as its events' involved object.
+fn object_ref(
+    kind: &str,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> crate::model::ObjectRef {
+    crate::model::ObjectRef {
+        kind: Some(kind.to_string()),
+        namespace: meta.namespace.clone(),
+        name: meta.name.clone(),
+        uid: meta.uid.clone(),
+    }
+}
+
+/// An event of a describe, about the described object unless it says otherwise.
+fn about_object(mut e: Event, about: &crate::model::ObjectRef) -> Event {
+    if e.object.is_none() {
+        e.object = Some(about.clone());
+    }
+    e
+}
+
 /// `kubectl describe pod`: the pod and its events.
 fn describe_pod(case: &mut Case, s: &SectionInput) -> Result<Took> {
     if !describe::looks_like_pod_describe(s.text) {
@@ -981,8 +1002,12 @@ fn describe_pod(case: &mut Case, s: &SectionInput) -> Result<Took> {
     let d = describe::parse_pod(s.text).map_err(|e| s.error(e))?;
     let n = d.events.len();
     let name = d.pod.metadata.name.clone().unwrap_or_default();
+    // A describe's events are its pod's: said on each, so that a second pod's describe beside
+    // it is never taken for this pod's (issue 26).
+    let about = object_ref("Pod", &d.pod.metadata);
     set_pod(case, d.pod);
-    case.events.extend(d.events);
+    case.events
+        .extend(d.events.into_iter().map(|e| about_object(e, &about)));
     case.notes
         .extend(d.notes.into_iter().map(|n| format!("{}: {n}", s.label)));
     Ok(Took::Read(format!(
@@ -997,8 +1022,10 @@ fn describe_pvc(case: &mut Case, s: &SectionInput) -> Result<Took> {
     }
     let (pvc, evs) = describe::parse_pvc(s.text).map_err(|e| s.error(e))?;
     let name = pvc.metadata.name.clone().unwrap_or_default();
+    let about = object_ref("PersistentVolumeClaim", &pvc.metadata);
     case.add_pvc(pvc);
-    case.events.extend(evs);
+    case.events
+        .extend(evs.into_iter().map(|e| about_object(e, &about)));
     Ok(Took::Read(format!("kubectl describe pvc {name}")))
 }
 
