@@ -1,10 +1,11 @@
-//! Message → candidate causes. One pass of the catalogue's `RegexSet` over the message, then
+//! Message → candidate causes. One pass of the pattern scan (matcher.rs) over the message, then
 //! each hit is checked against the message's context (filesystem family, mount options).
 
 use std::borrow::Cow;
 
 use super::catalogue::{catalogue, FsFamily, LOOKALIKE_GAP};
 use super::context::MsgContext;
+use super::matcher::scan;
 
 /// A cause a message points at, with the text that matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,8 +62,9 @@ fn needs_normalizing(b: &[u8]) -> bool {
 /// Candidates for one (normalised) message, best first, at most one per cause.
 pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
     let cat = catalogue();
+    let scan = scan();
     let mut best: Vec<Candidate> = Vec::new();
-    for &hit in cat.set.matches(text).hits() {
+    for &hit in scan.matches(text).hits() {
         let p = &cat.patterns[hit.pattern];
         let d = &p.def;
         if let Some(fs) = &d.fs {
@@ -75,7 +77,7 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
                 continue;
             }
         }
-        if p.not().is_some_and(|n| n.is_match(text)) {
+        if scan.veto(hit.pattern).is_some_and(|n| n.is_match(text)) {
             continue;
         }
         if d.unusual_options && ctx.unusual_options.is_empty() {
@@ -89,8 +91,7 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         {
             continue;
         }
-        let (quote, at) = cat
-            .set
+        let (quote, at) = scan
             .find(text, hit)
             .map(|(start, end)| (quote_around(text, start, end), (start, end)))
             .unwrap_or_default();

@@ -8,6 +8,7 @@ pub mod context;
 pub mod evidence;
 pub mod fleet;
 pub mod literals;
+pub mod matcher;
 pub mod node_check;
 pub mod os;
 pub use crate::model::report;
