@@ -8,148 +8,11 @@
 use std::collections::BTreeSet;
 
 use regex::Regex;
-use serde::Deserialize;
 
-use super::catalogue::catalogue;
+use super::catalogue::{catalogue, FactDef};
 use super::Accs;
 use crate::model::cluster::node_plugins;
 use crate::model::{Case, ModuleState};
-
-/// One fact a rule tests, as written in the knowledge (one key).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub enum FactDef {
-    /// A line of the node's kernel log (probe, pasted dmesg / journalctl -k) matches.
-    KernelLog(String),
-    /// A line a CSI node plugin logged about the pod's volumes matches.
-    PluginLog(String),
-    /// A kubelet log line matches (the node's journal, a pasted kubelet log).
-    KubeletLog(String),
-    /// The kubelet's root dir is not /var/lib/kubelet (its flags, its flavour's default).
-    KubeletRootElsewhere(bool),
-    /// The node's kernel release is older than this (`4.17`).
-    KernelOlderThan(String),
-    /// The kernel cannot have this module (or the `{module}` a message names): not in its
-    /// modules, or modules cannot be loaded at all and its filesystem is not built in.
-    ModuleUnavailable(String),
-    /// The CSI node plugin of the pod's driver has no pod on the pod's node.
-    PluginNotOnNode(bool),
-    /// The CSI node plugin's pod on the pod's node is not ready (or restarts).
-    PluginNotReady(bool),
-    /// The node plugin runs and is ready on the node, yet CSINode does not list the driver.
-    PluginRunsUnregistered(bool),
-    /// The pod's Deployment rolls out with RollingUpdate while its claim is ReadWriteOnce.
-    RollingUpdateRwo(bool),
-    /// A node that holds the volume (another pod's, the VolumeAttachment's) is NotReady.
-    HolderNotReady(bool),
-    /// A VolumeAttachment of one of the pod's PVs is being deleted (deletionTimestamp set, its
-    /// finalizer not yet removed): a detach that has not finished. `here`: on the pod's node;
-    /// `elsewhere`: on another node.
-    VaDeleting(String),
-    /// The pod's node has as many volumes of the pod's CSI driver attached (its status'
-    /// volumesAttached) as CSINode allows it (`allocatable.count`).
-    AttachLimitReached(bool),
-    /// The NFS server did not answer from the node.
-    NfsUnreachable(bool),
-    /// The NFS server answered but offers no NFS version the mount asked for.
-    NfsVersionMissing(bool),
-    /// blkid: the device's UUID is the UUID of a filesystem already mounted on the node.
-    BlkidUuidClash(bool),
-    /// blkid -p: the device holds no filesystem signature.
-    BlkidNoFilesystem(bool),
-    /// blkid: the device holds a partition table (PTTYPE).
-    BlkidPartitionTable(bool),
-    /// The PV's or the StorageClass's mountOptions match.
-    MountOption(String),
-    /// open-iscsi has no initiator name on the node.
-    IscsiNoInitiator(bool),
-    /// iscsid is not running on the node.
-    IscsidDown(bool),
-    /// multipathd made a map of the pod's device (it appears among a map's paths).
-    MultipathHoldsDevice(bool),
-    /// SELinux is enforcing on the node.
-    SelinuxEnforcing(bool),
-    /// The node's OS (os-release or the Node's osImage) matches.
-    Os(String),
-    /// A mount helper is known missing on the node (looked for and not found) that this
-    /// failure needs: the helper of the failing mount's filesystem, or a program a pasted
-    /// transcript shows missing (the probe looks for every helper, and a node lacks most of them; what an
-    /// operator chose to show is the one the ticket is about). `nfs`: mount.nfs / mount.nfs4
-    /// (the NFS client, a cause of its own); `other`: any other program.
-    HelperMissing(String),
-}
-
-/// `evidence:` one rule of the differential.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EvidenceRule {
-    pub id: String,
-    /// `{kernel_log: REGEX}`: one key, the fact's kind.
-    #[serde(with = "serde_yaml::with::singleton_map")]
-    pub fact: FactDef,
-    /// The causes this fact bears on (the candidates of one message family): the rule applies
-    /// only when one of them is a finding. `unknown` stands for a failure no message explained:
-    /// the rule's `supports` is then offered as the suspect (created at `to`).
-    #[serde(rename = "for")]
-    pub for_causes: Vec<String>,
-    /// This cause is the one: raised to at least 0.96 and marked as settled by the fact; the
-    /// other candidates of `for` are ruled out (but those in `keeps`).
-    #[serde(default)]
-    pub settles: Option<String>,
-    #[serde(default)]
-    pub keeps: Vec<String>,
-    /// Made more likely: raised to at least `to` (offered at `to` when no message named it).
-    #[serde(default)]
-    pub supports: Option<String>,
-    #[serde(default)]
-    pub to: Option<f64>,
-    /// Contradicted by the fact.
-    #[serde(default)]
-    pub rules_out: Vec<String>,
-    /// The kinds of storage the fact is about (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
-    /// `rbd`, `iscsi`): the rule applies only when the failing volume is of one of them, or when
-    /// what the volume is cannot be told (a pasted message alone). A node without nfs in its
-    /// kernel says nothing about a pod whose XFS disk does not mount. `csi`: only when a failing
-    /// volume is a CSI one (or none is known to be in-tree).
-    #[serde(default)]
-    pub kinds: Vec<String>,
-    /// Where the rule comes from (the code that prints the fact, a manual).
-    #[serde(default)]
-    pub sources: Vec<String>,
-}
-
-/// Rules checked when the catalogue loads: every cause they name exists, every regex compiles.
-pub fn check(rules: &[EvidenceRule], causes: &BTreeSet<&str>) -> Result<(), String> {
-    for r in rules {
-        let names = r
-            .for_causes
-            .iter()
-            .chain(r.settles.iter())
-            .chain(r.supports.iter())
-            .chain(&r.rules_out)
-            .chain(&r.keeps);
-        for c in names {
-            if !causes.contains(c.as_str()) {
-                return Err(format!("evidence {}: unknown cause {c}", r.id));
-            }
-        }
-        if r.settles.is_none() && r.supports.is_none() && r.rules_out.is_empty() {
-            return Err(format!(
-                "evidence {}: settles, supports or rules out nothing",
-                r.id
-            ));
-        }
-        if let FactDef::KernelLog(re)
-        | FactDef::PluginLog(re)
-        | FactDef::KubeletLog(re)
-        | FactDef::MountOption(re)
-        | FactDef::Os(re) = &r.fact
-        {
-            Regex::new(re).map_err(|e| format!("evidence {}: {e}", r.id))?;
-        }
-    }
-    Ok(())
-}
 
 /// What a fact's test found: the fact as the report quotes it, with where it came from.
 struct Found {
@@ -157,58 +20,8 @@ struct Found {
     text: String,
 }
 
-/// `suspects:` the causes a symptom can stand for when nothing names one. A repeated symptom
-/// outlives the messages that said why (events expire after an hour; kubelet's "timed out
-/// waiting for the condition" or a bare "exit status 32" repeats for days): the usual causes
-/// behind it, for the kind of storage failing, are offered as candidates with the checks that
-/// settle them, below the symptom, and the evidence rules can then settle or rule them out.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SuspectRule {
-    /// The symptom causes it applies to (each `symptom: true`).
-    #[serde(rename = "for")]
-    pub for_causes: Vec<String>,
-    /// The kinds of storage failing (as in `evidence:`); empty: any, and a case whose kind
-    /// cannot be told.
-    #[serde(default)]
-    pub kinds: Vec<String>,
-    /// The candidates, the likeliest first.
-    pub causes: Vec<String>,
-    /// Why they are suspects, in one sentence for the report.
-    pub why: String,
-    #[serde(default)]
-    pub sources: Vec<String>,
-}
-
 /// Most suspects offered for one case (the ranking table stays short).
 const MAX_SUSPECTS: usize = 3;
-
-/// Check the `suspects:` rules against the causes.
-pub fn check_suspects(
-    rules: &[SuspectRule],
-    causes: &[super::catalogue::CauseDef],
-) -> Result<(), String> {
-    for r in rules {
-        for c in &r.for_causes {
-            match causes.iter().find(|d| d.id == *c) {
-                Some(d) if d.symptom => {}
-                Some(_) => return Err(format!("suspects for {c}: {c} is not a symptom")),
-                None => return Err(format!("suspects: unknown cause {c}")),
-            }
-        }
-        for c in &r.causes {
-            match causes.iter().find(|d| d.id == *c) {
-                Some(d) if !d.symptom => {}
-                Some(_) => return Err(format!("suspects: {c} is a symptom, not a cause")),
-                None => return Err(format!("suspects: unknown cause {c}")),
-            }
-        }
-        if r.sources.is_empty() {
-            return Err(format!("suspects for {:?}: no sources", r.for_causes));
-        }
-    }
-    Ok(())
-}
 
 /// Offer the suspects of the symptoms found when every live finding is a symptom (nothing
 /// names a cause yet). They come in under the symptom, copy its context (the names its steps
@@ -1340,32 +1153,6 @@ mod tests {
             count: Some(5),
             ..Event::default()
         }
-    }
-
-    /// `suspects:` names a symptom it applies to and real causes to offer, each sourced.
-    #[test]
-    fn suspect_rules_are_checked_against_the_causes() {
-        let causes = &catalogue().causes;
-        let rule = |for_c: &str, c: &str, sources: Vec<String>| SuspectRule {
-            for_causes: vec![for_c.into()],
-            kinds: vec![],
-            causes: vec![c.into()],
-            why: "x".into(),
-            sources,
-        };
-        let src = || vec!["a source".to_string()];
-        assert!(check_suspects(&[rule("mount_timeout", "attach_timeout", src())], causes).is_ok());
-        let e = check_suspects(&[rule("mount_timeout", "mount_failed", src())], causes);
-        assert!(e.unwrap_err().contains("is a symptom"));
-        let e = check_suspects(
-            &[rule("nfs_client_missing", "attach_timeout", src())],
-            causes,
-        );
-        assert!(e.unwrap_err().contains("is not a symptom"));
-        let e = check_suspects(&[rule("mount_timeout", "no_such", src())], causes);
-        assert!(e.unwrap_err().contains("unknown cause"));
-        let e = check_suspects(&[rule("mount_timeout", "attach_timeout", vec![])], causes);
-        assert!(e.unwrap_err().contains("no sources"));
     }
 
     /// A loop number is reused at once: what the kernel said of loop5 before `loop5: detected
