@@ -10,6 +10,9 @@ use std::collections::BTreeSet;
 use regex::Regex;
 
 use super::catalogue::{catalogue, FactDef};
+use super::devices::{kernel_lines_kept, names_other_dev_path, pod_device};
+use super::holders::holder;
+use super::volume_kinds::{add_ctx, client_for, volume_kinds};
 use super::Accs;
 use crate::model::cluster::node_plugins;
 use crate::model::{Case, ModuleState};
@@ -240,129 +243,13 @@ fn kinds_of(hints: &super::context::Hints, accs: &Accs) -> BTreeSet<&'static str
     out
 }
 
-fn add_ctx(out: &mut BTreeSet<&'static str>, ctx: &super::context::MsgContext) {
-    add_family(out, ctx.fs);
-    add_fstype(out, ctx.fstype.as_deref());
-    if let Some(h) = &ctx.volume {
-        add_hint(out, h);
-    }
-    match super::steps::client_for(ctx) {
-        Some(c @ ("nfs" | "cifs" | "glusterfs" | "cephfs")) => {
-            out.insert(c);
-        }
-        Some("rbd") => out.extend(["rbd", "block"]),
-        Some("iscsi") => out.extend(["iscsi", "block"]),
-        Some("xfs" | "ext4" | "multipath") => {
-            out.insert("block");
-        }
-        _ => {}
-    }
-}
-
-/// The kinds of storage the pod's volumes and its events' failing mounts are (before any
-/// finding is made: for choosing which of the node's lines to read as messages).
-pub(crate) fn case_kinds(case: &Case, hints: &super::context::Hints) -> BTreeSet<&'static str> {
-    let mut out = volume_kinds(hints);
-    for e in &case.events {
-        let ctx = super::context::context_for(&e.message, hints);
-        add_ctx(&mut out, &ctx);
-    }
-    out
-}
-
-/// The kinds of storage the pod's volumes are, from its spec, claims and PVs alone.
-pub(crate) fn volume_kinds(hints: &super::context::Hints) -> BTreeSet<&'static str> {
-    let mut out = BTreeSet::new();
-    for h in hints.all() {
-        add_hint(&mut out, h);
-    }
-    out
-}
-
-fn add_family(out: &mut BTreeSet<&'static str>, f: super::catalogue::FsFamily) {
-    if f != super::catalogue::FsFamily::Unknown {
-        out.insert(f.as_str());
-    }
-}
-
-fn add_fstype(out: &mut BTreeSet<&'static str>, t: Option<&str>) {
-    if let Some(t) = t {
-        add_family(out, super::context::family_of_fstype(t));
-    }
-}
-
-fn add_hint(out: &mut BTreeSet<&'static str>, h: &super::context::VolumeHint) {
-    add_family(out, h.fs);
-    add_fstype(out, h.fstype.as_deref());
-    if h.path.as_deref().is_some_and(|p| p.starts_with("/dev/")) {
-        out.insert("block");
-    }
-    let driver = h.driver.as_deref().unwrap_or("");
-    if h.rbd_image.is_some()
-        || driver.contains("rbd")
-        || h.unique_names
-            .iter()
-            .any(|n| n.starts_with("kubernetes.io/rbd/"))
-    {
-        out.extend(["rbd", "block"]);
-    }
-    if driver.contains("iscsi")
-        || h.unique_names
-            .iter()
-            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
-    {
-        out.extend(["iscsi", "block"]);
-    }
-    if h.unique_names
-        .iter()
-        .any(|n| n.starts_with("kubernetes.io/fc/"))
-    {
-        out.insert("block");
-    }
-}
-
-/// Which of the node's kernel lines (oldest first) can be about the pod's failure. The kernel
-/// names every device on the node: a line about another device than the pod's is not; a line
-/// about the pod's device from before the device was attached anew was about the disk that had
-/// its name then; and when the pod's volumes are known and none is a block device, no line
-/// about a block device is.
-pub(crate) fn kernel_lines_kept<'a>(
-    lines: impl Iterator<Item = &'a str> + Clone,
-    device: Option<&str>,
-    no_block: bool,
-) -> Vec<bool> {
-    let since = device
-        .and_then(|d| {
-            lines
-                .clone()
-                .enumerate()
-                .filter(|(_, l)| attached_anew(l, d))
-                .last()
-        })
-        .map_or(0, |(i, _)| i + 1);
-    lines
-        .enumerate()
-        .map(|(i, l)| {
-            if names_other_device(l, device) {
-                return false;
-            }
-            if let Some(d) = device {
-                if i < since && names_device(l, d) {
-                    return false;
-                }
-            }
-            !(no_block && kernel_devices(l).next().is_some())
-        })
-        .collect()
-}
-
 /// The mount helpers the findings' failing mounts need (`mount.glusterfs` for a glusterfs
 /// volume, `mount.aznfs` for `-t aznfs`).
 fn programs_of(accs: &Accs) -> Vec<String> {
     let cat = catalogue();
     let mut out: Vec<String> = Vec::new();
     for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
-        if let Some(c) = super::steps::client_for(ctx) {
+        if let Some(c) = client_for(ctx) {
             if let Some(d) = cat.os.clients.get(c) {
                 out.extend(d.programs.iter().cloned());
             }
@@ -897,218 +784,6 @@ fn test(
     }
 }
 
-/// Whether a kernel log line is about a block device other than the pod's (`/dev/rbd0`): the
-/// kernel names devices without `/dev/` (`EXT4-fs (rbd1): ...`, `blk_update_request: I/O error,
-/// dev sdb, ...`, `XFS (dm-3): ...`). A line naming no device, or when the pod's device is not
-/// known, is not ruled out: a node's log is mostly about other things, but not provably so.
-pub(crate) fn names_other_device(line: &str, pod_device: Option<&str>) -> bool {
-    let Some(dev) = pod_device else {
-        return false;
-    };
-    let disk = disk_of(dev);
-    let mut named = kernel_devices(line).peekable();
-    if named.peek().is_none() {
-        return false;
-    }
-    !named.any(|d| d == disk)
-}
-
-/// The kernel's name of the disk a device path is or is a partition of (`/dev/sdb1` -> `sdb`,
-/// `/dev/loop10` -> `loop10`, `/dev/nvme0n1p2` -> `nvme0n1`).
-fn disk_of(device: &str) -> &str {
-    let base = device.rsplit('/').next().unwrap_or(device);
-    kernel_devices(base).next().unwrap_or(base)
-}
-
-/// Whether a kernel line names this device (`XFS (loop1): ...` for `/dev/loop1`, a partition
-/// of it too).
-fn names_device(line: &str, device: &str) -> bool {
-    let disk = disk_of(device);
-    kernel_devices(line).any(|d| d == disk)
-}
-
-/// The block devices a kernel line names, as the kernel names them (`rbd1`, `sdb`, `loop0`,
-/// `dm-3`; a partition by its disk).
-fn kernel_devices(line: &str) -> impl Iterator<Item = &str> {
-    static KDEV: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"\b((?:sd|vd|xvd)[a-z]+|nvme[0-9]+n[0-9]+|(?:rbd|nbd|drbd|loop)[0-9]+|dm-[0-9]+)(?:p?[0-9]+)?\b")
-            .expect("static regex")
-    });
-    KDEV.captures_iter(line)
-        .map(|c| c.get(1).map_or("", |m| m.as_str()))
-}
-
-/// Whether a kernel line says the device was attached anew (a loop device set up on a file, a
-/// disk that appeared): what the kernel said under that name before was about another disk
-/// (loop and nbd numbers are reused at once). The kernel's words: block/genhd.c
-/// set_capacity_and_notify "%s: detected capacity change from %lld to %lld" (from 0: a device
-/// that was empty, as loop_configure leaves a loop device before its file's size is set),
-/// drivers/scsi/sd.c "Attached SCSI disk", drivers/block/rbd.c "%s: capacity %llu features",
-/// drivers/block/virtio_blk.c and sd.c "[%s] %llu %d-byte logical blocks" on a probe (a resize
-/// says "new size:" first).
-pub(crate) fn attached_anew(line: &str, device: &str) -> bool {
-    let base = disk_of(device);
-    if base.is_empty() {
-        return false;
-    }
-    let at = |needle: &str| line.find(needle);
-    if let Some(i) = at(&format!("{base}: detected capacity change from 0 to ")) {
-        return line[..i].ends_with(' ') || line[..i].ends_with(']') || i == 0;
-    }
-    if let Some(i) = at(&format!("[{base}] ")) {
-        let rest = &line[i + base.len() + 3..];
-        if rest.starts_with("Attached SCSI ") {
-            return true;
-        }
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && rest[digits..].starts_with(' ') && rest.contains("-byte logical blocks") {
-            return true;
-        }
-    }
-    at(&format!("rbd: {base}: capacity ")).is_some()
-}
-
-/// Whether a line names a device path (`/dev/sdc`) and none of them is the pod's device (or a
-/// partition of it).
-fn names_other_dev_path(line: &str, pod_device: Option<&str>) -> bool {
-    let Some(dev) = pod_device else {
-        return false;
-    };
-    let mut named = DEV_PATH
-        .captures_iter(line)
-        .map(|c| c.get(1).map_or("", |m| m.as_str()))
-        .peekable();
-    if named.peek().is_none() {
-        return false;
-    }
-    !named.any(|d| d == dev || disk_of(d) == disk_of(dev))
-}
-
-/// A node other than the pod's that is shown to hold one of its volumes and is not Ready (the
-/// `holder_not_ready` fact): it cannot let the volume go by itself.
-pub(crate) fn notready_holder(case: &Case) -> Option<&k8s_openapi::api::core::v1::Node> {
-    holder(case, true)
-}
-
-/// A node other than the pod's, shown to hold one of its volumes, whose Ready condition is not
-/// True (`not_ready`) or is.
-fn holder(case: &Case, not_ready: bool) -> Option<&k8s_openapi::api::core::v1::Node> {
-    let here = case.node_name();
-    case.nodes.iter().find(|n| {
-        n.metadata.name.as_deref().is_some_and(|name| {
-            Some(name) != here
-                && crate::model::ready_status(n).is_some_and(|s| (s != "True") == not_ready)
-                && holds_volume(case, name)
-        })
-    })
-}
-
-/// Whether node `name` is shown to hold one of the pod's volumes: a VolumeAttachment there for
-/// one of its PVs, the node's status listing one (volumesAttached / volumesInUse name the PV or
-/// its CSI handle), or another pod there using one of its claims. A NotReady node that is not
-/// shown to hold it is no holder: the out-of-service taint advice must never point at it.
-fn holds_volume(case: &Case, name: &str) -> bool {
-    // The PVs: those saved, and those the pod's volume events name (`Multi-Attach error for
-    // volume "pvc-..."`, the attach/detach controller's name for the PV).
-    static FOR_VOLUME: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r#"for volume \\?"([A-Za-z0-9][A-Za-z0-9._-]*)\\?""#).expect("static regex")
-    });
-    let mut pvs: Vec<&str> = case
-        .pvs
-        .iter()
-        .filter_map(|p| p.metadata.name.as_deref())
-        .collect();
-    for e in &case.events {
-        for c in FOR_VOLUME.captures_iter(&e.message) {
-            if let Some(m) = c.get(1) {
-                pvs.push(m.as_str());
-            }
-        }
-    }
-    let handles: Vec<&str> = case
-        .pvs
-        .iter()
-        .filter_map(|p| {
-            p.spec
-                .as_ref()?
-                .csi
-                .as_ref()
-                .map(|c| c.volume_handle.as_str())
-        })
-        .collect();
-    let by_va = case.volume_attachments.iter().any(|va| {
-        va.spec.node_name == name
-            && va
-                .spec
-                .source
-                .persistent_volume_name
-                .as_deref()
-                .is_some_and(|p| pvs.contains(&p))
-    });
-    let by_status = case
-        .nodes
-        .iter()
-        .filter(|n| n.metadata.name.as_deref() == Some(name))
-        .filter_map(|n| n.status.as_ref())
-        .any(|st| {
-            let attached = st
-                .volumes_attached
-                .iter()
-                .flatten()
-                .map(|a| a.name.as_str());
-            let in_use = st.volumes_in_use.iter().flatten().map(String::as_str);
-            attached.chain(in_use).any(|u| {
-                pvs.iter().any(|p| u.ends_with(p))
-                    || handles.iter().any(|h| !h.is_empty() && u.ends_with(h))
-            })
-        });
-    let claims: Vec<&str> = case
-        .pod
-        .as_ref()
-        .and_then(|p| p.spec.as_ref()?.volumes.as_ref())
-        .into_iter()
-        .flatten()
-        .filter_map(|v| {
-            v.persistent_volume_claim
-                .as_ref()
-                .map(|c| c.claim_name.as_str())
-        })
-        .collect();
-    let by_pod = case.other_pods.iter().any(|o| {
-        o.spec.as_ref().is_some_and(|s| {
-            s.node_name.as_deref() == Some(name)
-                && s.volumes.iter().flatten().any(|v| {
-                    v.persistent_volume_claim
-                        .as_ref()
-                        .is_some_and(|c| claims.contains(&c.claim_name.as_str()))
-                })
-        })
-    });
-    by_va || by_status || by_pod
-}
-
-/// A block device path in a message (`/dev/rbd0`, `/dev/mapper/x`).
-static DEV_PATH: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-    Regex::new(r"(/dev/(?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop|longhorn/|mapper/)[A-Za-z0-9_./-]*[A-Za-z0-9])")
-        .expect("static regex")
-});
-
-/// The block device the pod's failure names (`/dev/rbd0`), from the messages (not from the
-/// node's kernel log, which names every device on the node).
-pub(crate) fn pod_device(case: &Case) -> Option<String> {
-    case.events
-        .iter()
-        .map(|e| e.message.as_str())
-        .chain(case.logs.iter().map(|l| l.message.as_str()))
-        .chain(
-            case.messages
-                .iter()
-                .filter(|m| !m.label.starts_with(crate::model::KERNEL_LOG_LABEL))
-                .map(|m| m.text.as_str()),
-        )
-        .find_map(|t| DEV_PATH.captures(t).map(|c| c[1].to_string()))
-}
-
 /// `nfsvers=4.1` / `vers=3` of the mount (the PV's options or the message's mount command).
 fn requested_nfs_version(case: &Case) -> Option<String> {
     static VERS: std::sync::LazyLock<Regex> =
@@ -1140,6 +815,7 @@ pub fn version_lt(release: &str, than: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnose::devices::names_other_device;
     use crate::diagnose::{diagnose, Options};
     use crate::model::{Event, NodeFacts};
 
@@ -1153,28 +829,6 @@ mod tests {
             count: Some(5),
             ..Event::default()
         }
-    }
-
-    /// A loop number is reused at once: what the kernel said of loop5 before `loop5: detected
-    /// capacity change from 0 to ...` was about the disk that had the name then; a line about
-    /// another device is never the pod's; with no block volume, no device line is.
-    #[test]
-    fn kernel_lines_about_a_reused_device_name_before_it_was_attached_are_dropped() {
-        let lines = [
-            "[10.0] EXT4-fs (loop5): VFS: Can't find ext4 filesystem",
-            "[11.0] loop5: detected capacity change from 0 to 614400",
-            "[12.0] XFS (loop5): Superblock has unknown read-only compatible features (0x80000000) enabled.",
-            "[13.0] XFS (loop6): Filesystem has duplicate UUID 65a8888f-bc89-4bec-bcb3-cb463494f828 - can't mount",
-            "[14.0] nfs: server 10.0.0.1 not responding",
-        ];
-        let kept = kernel_lines_kept(lines.iter().copied(), Some("/dev/loop5"), false);
-        // (The attach line itself goes too: it is no failure.)
-        assert_eq!(kept, [false, false, true, false, true]);
-        // The pod's volumes are all NFS: no line about a block device is about it.
-        let kept = kernel_lines_kept(lines.iter().copied(), None, true);
-        assert_eq!(kept, [false, false, false, false, true]);
-        assert!(attached_anew(lines[1], "/dev/loop5"));
-        assert!(!attached_anew(lines[1], "/dev/loop50"));
     }
 
     const WRONG_FS: &str = "MountVolume.MountDevice failed for volume \"pvc-1\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t xfs -o defaults /dev/rbd1 /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/pv/pvc-1/globalmount: wrong fs type, bad option, bad superblock on /dev/rbd1, missing codepage or helper program, or other error.";

@@ -5,8 +5,10 @@
 pub mod catalogue;
 pub mod classify;
 pub mod context;
+pub mod devices;
 pub mod evidence;
 pub mod fleet;
+pub mod holders;
 pub mod literals;
 pub mod matcher;
 pub mod node_check;
@@ -15,6 +17,7 @@ pub use crate::model::report;
 pub mod rules;
 pub mod safety;
 pub mod steps;
+pub mod volume_kinds;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -421,14 +424,14 @@ pub fn messages_of(case: &Case, now: Option<i64>) -> Vec<Msg> {
     // The node's kernel log names every device on the node: a line about another device than
     // the pod's (or about the pod's device before it held this disk, or about any block device
     // when the pod has none) is not this pod's failure.
-    let device = evidence::pod_device(case);
-    let kinds = evidence::case_kinds(case, &context::hints_from_case(case));
+    let device = devices::pod_device(case);
+    let kinds = volume_kinds::case_kinds(case, &context::hints_from_case(case));
     let kernel = case
         .messages
         .iter()
         .filter(|m| m.label.starts_with(crate::model::KERNEL_LOG_LABEL))
         .map(|m| m.text.as_str());
-    let mut kept = evidence::kernel_lines_kept(
+    let mut kept = devices::kernel_lines_kept(
         kernel,
         device.as_deref(),
         !kinds.is_empty() && !kinds.contains("block"),

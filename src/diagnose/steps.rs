@@ -9,8 +9,12 @@ use regex::Regex;
 
 use super::catalogue::{catalogue, FsFamily, ServiceDef, StepDef};
 use super::context::MsgContext;
+use super::holders::notready_holder;
 use super::os::OsProfile;
 use super::report::{Evidence, NodeOs, Step, StepKind, Target};
+use super::volume_kinds::client_for;
+/// Where the client functions were first defined, kept for callers.
+pub use super::volume_kinds::{client_in_text, client_of, client_of_program};
 use super::{Acc, Options};
 use crate::model::Case;
 
@@ -47,10 +51,6 @@ static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PVC_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"persistentvolumeclaims? "([^"]+)" not found|PVC (?:"[^"]+"/)?"?([a-z0-9.-]+/)?([a-z0-9.-]+)"? has non-bound"#)
-        .expect("static regex")
-});
-static TOOL_MISSING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:exec: "|unknown filesystem type '|failed to execute |can't execute ')(?:/[a-z/]*/)?([a-z0-9._-]+)|\b(iscsiadm|iscsid|rbd|mount\.(?:nfs4?|cifs|glusterfs|ceph)|multipathd?|mkfs\.(?:xfs|ext[234])|xfs)\b"#)
         .expect("static regex")
 });
 
@@ -445,9 +445,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     {
         // No rule named the holder, but the case shows one (a `kubectl get volumeattachment`
         // row, the node's status): a NotReady node shown to hold the volume.
-        if let Some(n) =
-            super::evidence::notready_holder(case).and_then(|n| n.metadata.name.as_deref())
-        {
+        if let Some(n) = notready_holder(case).and_then(|n| n.metadata.name.as_deref()) {
             v.insert("notready_node", n.to_string());
         }
     }
@@ -670,67 +668,6 @@ fn targets(def: &StepDef, vars: &Vars) -> Vec<Target> {
             _ => None,
         })
         .collect()
-}
-
-/// Which client package a helper-missing message needs.
-pub fn client_of(ctx: &MsgContext) -> Option<String> {
-    client_for(ctx).map(str::to_string)
-}
-
-pub(crate) fn client_for(ctx: &MsgContext) -> Option<&'static str> {
-    match ctx.fs {
-        FsFamily::Nfs => return Some("nfs"),
-        FsFamily::Cifs => return Some("cifs"),
-        FsFamily::Glusterfs => return Some("glusterfs"),
-        FsFamily::Cephfs => return Some("cephfs"),
-        _ => {}
-    }
-    let out = ctx.error.output.as_deref().unwrap_or("");
-    // An in-tree iSCSI volume: its attacher runs iscsiadm (WaitForAttach, MountDevice), and
-    // Go's exec error says only "executable file not found in $PATH", naming no program; the
-    // volume's fsType (ext4) is then no clue to what is missing (seen on the real kubelet).
-    let iscsi = ctx.volume.as_ref().is_some_and(|h| {
-        h.unique_names
-            .iter()
-            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
-    });
-    if iscsi && TOOL_MISSING.captures(out).is_none() {
-        return Some("iscsi");
-    }
-    let t = format!("{out} {}", ctx.fstype.as_deref().unwrap_or(""));
-    client_in_text(&t)
-}
-
-/// The client a missing program belongs to, from a message that names the program
-/// (`exec: "rbd": executable file not found`, `iscsiadm: ...`, `mkfs.xfs`).
-pub fn client_in_text(text: &str) -> Option<&'static str> {
-    let tool = TOOL_MISSING
-        .captures(text)
-        .and_then(|c| c.get(1).or(c.get(2)))
-        .map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())?;
-    client_of_program(&tool)
-}
-
-/// `mount.nfs` → `nfs`, `rbd` → `rbd`, `iscsiadm` → `iscsi`, `mkfs.xfs` → `xfs`.
-pub fn client_of_program(tool: &str) -> Option<&'static str> {
-    let t = tool.rsplit('/').next().unwrap_or(tool);
-    let t = t
-        .strip_prefix("mount.")
-        .or_else(|| t.strip_prefix("mkfs."))
-        .or_else(|| t.strip_prefix("fsck."))
-        .unwrap_or(t);
-    Some(match t {
-        "nfs" | "nfs4" => "nfs",
-        "cifs" | "smb3" | "smbfs" => "cifs",
-        "glusterfs" => "glusterfs",
-        "ceph" | "ceph-fuse" | "cephfs" => "cephfs",
-        "rbd" | "rbd-nbd" => "rbd",
-        "iscsiadm" | "iscsid" | "iscsi" | "iscsi_tcp" => "iscsi",
-        "multipath" | "multipathd" => "multipath",
-        "xfs" | "xfs_repair" | "xfs_admin" | "xfs_growfs" => "xfs",
-        "ext4" | "ext3" | "ext2" | "e2fsck" | "resize2fs" | "tune2fs" => "ext4",
-        _ => return None,
-    })
 }
 
 /// Which OS family the node runs, from `--node-os` or the Node object.
