@@ -11,9 +11,10 @@ use regex::Regex;
 
 use super::catalogue::{catalogue, FactDef};
 use super::devices::{kernel_lines_kept, names_other_dev_path, pod_device};
+use super::findings::{Acc, Accs};
 use super::holders::holder;
+use super::text::clip;
 use super::volume_kinds::{add_ctx, client_for, volume_kinds};
-use super::Accs;
 use crate::model::cluster::node_plugins;
 use crate::model::{Case, ModuleState};
 
@@ -31,7 +32,7 @@ const MAX_SUSPECTS: usize = 3;
 /// need), and fold nothing under them: they are candidates, not findings.
 pub fn apply_suspects(_case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
     let cat = catalogue();
-    let live: Vec<&super::Acc> = accs.list.iter().filter(|a| a.ruled_out.is_none()).collect();
+    let live: Vec<&Acc> = accs.list.iter().filter(|a| a.ruled_out.is_none()).collect();
     if live.is_empty() || live.iter().any(|a| !a.symptom) {
         return;
     }
@@ -301,7 +302,7 @@ fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<St
     lines
         .filter(|l| re.is_match(l))
         .last()
-        .map(|l| super::clip(l.trim(), 300))
+        .map(|l| clip(l.trim(), 300))
 }
 
 /// Whether the fact holds for this case, and how the report says it.
@@ -362,7 +363,7 @@ fn test(
                 .rfind(|l| re.is_match(&l.line.message))?;
             Some(Found {
                 source: format!("node plugin log {}", l.source),
-                text: super::clip(&l.line.message, 300),
+                text: clip(&l.line.message, 300),
             })
         }
         FactDef::KubeletLog(re) => {

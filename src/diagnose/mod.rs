@@ -7,52 +7,36 @@ pub mod classify;
 pub mod context;
 pub mod devices;
 pub mod evidence;
+pub mod findings;
 pub mod fleet;
 pub mod holders;
 pub mod literals;
 pub mod matcher;
 pub mod node_check;
+pub mod options;
 pub mod os;
 pub use crate::model::report;
 pub mod rules;
 pub mod safety;
 pub mod steps;
+pub mod text;
 pub mod volume_kinds;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::model::{Case, Event, Origin};
 use catalogue::catalogue;
-use classify::{classify, normalize};
+use classify::classify;
 use context::{context_for, hints_from_case, Hints, MsgContext};
+pub use findings::{Acc, Accs, MAX_EVIDENCE};
+pub use options::Options;
 pub use report::{
     Diagnosis, Evidence, Finding, NodeOs, Report, RuledOut, Status, Step, StepKind, Subject,
     Target, Withheld, SCHEMA_VERSION,
 };
-
-/// Knobs that are not facts of the case.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The node's OS when no Node object says it (`--node-os`): a family id or an osImage.
-    pub node_os: Option<String>,
-    /// How volmnt was invoked (`volmnt`, or `kubectl volmnt` as a plugin): the volmnt commands
-    /// a report suggests say it the same way.
-    pub invocation: String,
-    /// The time to measure ages from (Unix seconds): now, for a live read. Without it (saved
-    /// files) events show their own timestamps and how long they repeated.
-    pub now: Option<i64>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            node_os: None,
-            invocation: "volmnt".into(),
-            now: None,
-        }
-    }
-}
+use text::normalize;
+pub use text::{age_secs, clip, human_age};
 
 /// One message to classify, with a label saying where it came from.
 #[derive(Debug, Clone)]
@@ -72,126 +56,6 @@ pub struct Msg {
     pub origin: Origin,
     /// How many times it was seen (event count, duplicates merged).
     pub count: u32,
-}
-
-/// The findings under construction, one per cause.
-#[derive(Debug, Clone, Default)]
-pub struct Acc {
-    pub cause: usize,
-    pub confidence: f64,
-    pub symptom: bool,
-    pub evidence: Vec<Evidence>,
-    /// Distinct kinds of input that point here (events, kubelet log, rbd, objects).
-    pub origins: BTreeSet<&'static str>,
-    /// Findings folded under this one as its consequences (cause ids).
-    pub consequences: Vec<String>,
-    /// The newest time one of its messages was seen (Unix seconds), when known.
-    pub last_seen: Option<i64>,
-    /// The age of its newest message in an input that gives ages, not times.
-    pub min_age: Option<i64>,
-    /// Why the evidence rules this cause out (the objects as they are now, the node, a newer
-    /// failure at a later stage): it leaves the ranking and is listed apart.
-    pub ruled_out: Option<String>,
-    /// The fact of the node or the cluster that settled it among its look-alikes, quoted.
-    pub settled_by: Option<String>,
-    /// Causes this one is listed after (cause indices): a fact settled one of them and kept
-    /// this one as true too, but second (the helper missing on a kernel without the
-    /// filesystem).
-    pub after: Vec<usize>,
-    /// Kinds of evidence from the objects as they are now (set by rules): a finding with some
-    /// is not weakened for its messages' age.
-    pub from_objects: bool,
-    /// Context of the strongest message, for filling in names.
-    pub ctx: Option<MsgContext>,
-    /// Names for the command templates (`image`, `lock_id`, ...), set by rules.
-    pub vars: BTreeMap<&'static str, String>,
-    /// Only offered as a look-alike of this cause (no message matched it directly).
-    pub lookalike_of: Option<usize>,
-    /// Only offered as a suspect behind a symptom nothing explains (knowledge.yaml
-    /// `suspects:`), with why; cleared when a fact supports or settles it.
-    pub suspect: Option<String>,
-}
-
-/// Most evidence lines one finding keeps (the rest only repeat them).
-pub const MAX_EVIDENCE: usize = 8;
-
-impl Acc {
-    /// Add a piece of evidence once (the same text twice says nothing more).
-    pub fn add(&mut self, e: Evidence) {
-        if self.evidence.len() < MAX_EVIDENCE && !self.evidence.iter().any(|x| x.text == e.text) {
-            self.evidence.push(e);
-        }
-    }
-
-    /// Add a fact read off the objects, the rbd CLI or the node (few, and each one counts:
-    /// not capped like the quotes).
-    pub fn fact(&mut self, text: impl Into<String>) {
-        self.fact_from("objects", text);
-    }
-
-    pub fn fact_from(&mut self, source: &str, text: impl Into<String>) {
-        self.from_objects = true;
-        let e = Evidence::fact(source, text);
-        if !self.evidence.iter().any(|x| x.text == e.text) {
-            self.evidence.push(e);
-        }
-    }
-
-    /// The evidence contradicts this cause: it leaves the ranking, and the report says why.
-    /// Nothing raises it again.
-    pub fn rule_out(&mut self, because: impl Into<String>) {
-        if self.ruled_out.is_none() {
-            self.ruled_out = Some(because.into());
-        }
-    }
-
-    /// Whether a piece of evidence with this text is already there.
-    pub fn has_evidence(&self, text: &str) -> bool {
-        self.evidence.iter().any(|e| e.text == text)
-    }
-}
-
-/// All findings under construction, keyed by cause id.
-#[derive(Debug, Default)]
-pub struct Accs {
-    pub list: Vec<Acc>,
-}
-
-impl Accs {
-    pub fn get(&mut self, id: &str) -> Option<&mut Acc> {
-        let idx = catalogue().cause_index(id)?;
-        self.list.iter_mut().find(|a| a.cause == idx)
-    }
-
-    pub fn has(&self, id: &str) -> bool {
-        catalogue()
-            .cause_index(id)
-            .is_some_and(|i| self.list.iter().any(|a| a.cause == i))
-    }
-
-    /// The finding for `id`, created at `confidence` when absent (raised to it when lower).
-    pub fn entry(&mut self, id: &str, confidence: f64) -> &mut Acc {
-        let idx = catalogue()
-            .cause_index(id)
-            .unwrap_or_else(|| panic!("rule names unknown cause {id}"));
-        let pos = match self.list.iter().position(|a| a.cause == idx) {
-            Some(p) => p,
-            None => {
-                self.list.push(Acc {
-                    cause: idx,
-                    confidence,
-                    ..Acc::default()
-                });
-                self.list.len() - 1
-            }
-        };
-        let a = &mut self.list[pos];
-        if a.confidence < confidence {
-            a.confidence = confidence;
-        }
-        a.symptom = false;
-        a
-    }
 }
 
 /// Reasons of events that are about volumes whatever their message says.
@@ -649,78 +513,6 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         notes,
         inputs: case.inputs.clone(),
     }
-}
-
-/// An age as kubectl prints it (`45s`, `8m49s`, `5h12m`, `2d3h`, `3y`; a describe's
-/// `3s (x4 over 9s)` counts by its first part) in seconds; `None` for `<unknown>` or a time.
-pub fn age_secs(age: &str) -> Option<i64> {
-    let first = age.split_whitespace().next()?;
-    if first.is_empty() || !first.as_bytes()[0].is_ascii_digit() {
-        return None;
-    }
-    let mut total: i64 = 0;
-    let mut num: i64 = 0;
-    let mut any = false;
-    for c in first.chars() {
-        if let Some(d) = c.to_digit(10) {
-            num = num.checked_mul(10)?.checked_add(d as i64)?;
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            'y' => 365 * 86_400,
-            _ => return None,
-        };
-        total = total.checked_add(num.checked_mul(unit)?)?;
-        num = 0;
-        any = true;
-    }
-    (any && num == 0).then_some(total)
-}
-
-/// A duration as kubectl prints ages (k8s.io/apimachinery/pkg/util/duration HumanDuration):
-/// `45s`, `8m45s`, `18m`, `5h12m`, `2d3h`.
-pub fn human_age(secs: i64) -> String {
-    if secs < -1 {
-        return "<invalid>".into();
-    }
-    let s = secs.max(0);
-    if s < 120 {
-        return format!("{s}s");
-    }
-    let minutes = s / 60;
-    if minutes < 10 {
-        return match s % 60 {
-            0 => format!("{minutes}m"),
-            r => format!("{minutes}m{r}s"),
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = s / 3600;
-    if hours < 8 {
-        return match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        return match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    format!("{}y", hours / 24 / 365)
 }
 
 /// An event's age as `kubectl describe` prints it: `8m45s (x5 over 18m)`. Without a `now`
@@ -1498,41 +1290,9 @@ fn suspects_clause(findings: &[Finding]) -> Option<String> {
     })
 }
 
-/// Shorten a quote to `max` bytes at a char boundary.
-pub fn clip(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ages_read_like_kubectl() {
-        // k8s.io/apimachinery/pkg/util/duration HumanDuration.
-        for (secs, want) in [
-            (0, "0s"),
-            (119, "119s"),
-            (120, "2m"),
-            (525, "8m45s"),
-            (600, "10m"),
-            (1080, "18m"),
-            (3 * 3600 + 120, "3h2m"),
-            (8 * 3600, "8h"),
-            (50 * 3600, "2d2h"),
-            (10 * 86400, "10d"),
-            (3 * 365 * 86400, "3y"),
-        ] {
-            assert_eq!(human_age(secs), want, "{secs}");
-        }
-    }
 
     fn ev(origin: Origin, count: u32) -> Event {
         Event {

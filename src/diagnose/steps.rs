@@ -7,15 +7,17 @@ use std::sync::LazyLock;
 use k8s_openapi::api::core::v1::Volume;
 use regex::Regex;
 
-use super::catalogue::{catalogue, FsFamily, ServiceDef, StepDef};
+use super::catalogue::{catalogue, CauseDef, FsFamily, ServiceDef, StepDef, VariantDef};
 use super::context::MsgContext;
+use super::findings::Acc;
 use super::holders::notready_holder;
+use super::options::Options;
 use super::os::OsProfile;
-use super::report::{Evidence, NodeOs, Step, StepKind, Target};
+use super::text::{clip, normalize};
 use super::volume_kinds::client_for;
 /// Where the client functions were first defined, kept for callers.
 pub use super::volume_kinds::{client_in_text, client_of, client_of_program};
-use super::{Acc, Options};
+use crate::model::report::{Evidence, NodeOs, Step, StepKind, Target};
 use crate::model::Case;
 
 pub type Vars = BTreeMap<&'static str, String>;
@@ -108,7 +110,7 @@ pub fn fill(template: &str, vars: &Vars) -> String {
 }
 
 /// The cause's explanation for this case: the first `explain_when` whose names it knows.
-pub fn explain_for<'a>(def: &'a super::catalogue::CauseDef, vars: &Vars) -> &'a str {
+pub fn explain_for<'a>(def: &'a CauseDef, vars: &Vars) -> &'a str {
     def.explain_when
         .iter()
         .find(|e| e.when.iter().all(|n| vars.contains_key(n.as_str())))
@@ -935,9 +937,9 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
 /// The first variant of a step whose `when` fits the node's OS (`os: [unknown]` fits a node
 /// whose OS is not known).
 fn pick_variant<'a>(
-    variants: &'a [super::catalogue::VariantDef],
+    variants: &'a [VariantDef],
     profile: Option<&OsProfile>,
-) -> Option<&'a super::catalogue::VariantDef> {
+) -> Option<&'a VariantDef> {
     variants.iter().find(|v| {
         v.when.iter().all(|(key, values)| match profile {
             Some(p) => p.attr(key).is_some_and(|a| values.iter().any(|v| v == a)),
@@ -1301,13 +1303,13 @@ pub fn context_evidence(ctx: &MsgContext) -> (Vec<Evidence>, Vec<String>) {
     }
     if let Some(o) = &ctx.error.output {
         // systemd-run's own line says nothing about the failure.
-        let o = super::classify::normalize(o);
+        let o = normalize(o);
         let o = SCOPE_LINE.replace(&o, "");
         let o = o.trim();
         if !o.is_empty() {
             out.push(Evidence::fact(
                 "message",
-                format!("mount output: {}", super::clip(o, 400)),
+                format!("mount output: {}", clip(o, 400)),
             ));
         }
     }

@@ -2,7 +2,7 @@
 //! causes: a missing mount helper or tool, rpc.statd not running, kubelet's root dir not shared.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::{Case, NodeFacts, Propagation};
 
 /// The helper or tool each client needs, as the probe names them.
