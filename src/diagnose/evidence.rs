@@ -9,20 +9,12 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::catalogue::{catalogue, FactDef};
-use super::devices::{kernel_lines_kept, names_other_dev_path, pod_device};
+use super::catalogue::catalogue;
+use super::context::Hints;
+use super::facts;
 use super::findings::{Acc, Accs};
-use super::holders::holder;
-use super::text::clip;
 use super::volume_kinds::{add_ctx, client_for, volume_kinds};
-use crate::model::cluster::node_plugins;
-use crate::model::{Case, ModuleState};
-
-/// What a fact's test found: the fact as the report quotes it, with where it came from.
-struct Found {
-    source: String,
-    text: String,
-}
+use crate::model::Case;
 
 /// Most suspects offered for one case (the ranking table stays short).
 const MAX_SUSPECTS: usize = 3;
@@ -30,7 +22,7 @@ const MAX_SUSPECTS: usize = 3;
 /// Offer the suspects of the symptoms found when every live finding is a symptom (nothing
 /// names a cause yet). They come in under the symptom, copy its context (the names its steps
 /// need), and fold nothing under them: they are candidates, not findings.
-pub fn apply_suspects(_case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
+pub fn apply_suspects(_case: &Case, hints: &Hints, accs: &mut Accs) {
     let cat = catalogue();
     let live: Vec<&Acc> = accs.list.iter().filter(|a| a.ruled_out.is_none()).collect();
     if live.is_empty() || live.iter().any(|a| !a.symptom) {
@@ -104,12 +96,12 @@ pub fn apply_suspects(_case: &Case, hints: &super::context::Hints, accs: &mut Ac
 }
 
 /// The differential as one of the correlation rules (`rules::RULES`).
-pub fn apply_rule(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
+pub fn apply_rule(case: &Case, hints: &Hints, accs: &mut Accs) {
     apply(case, hints, accs);
 }
 
 /// Apply every evidence rule to the findings under construction.
-pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
+pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     let cat = catalogue();
     let kinds = kinds_of(hints, accs);
     // `for: [unknown]`: the rule also bears on a failure no message explained (no finding
@@ -137,7 +129,8 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
         let module = module_of(accs);
         let programs = programs_of(accs);
         let no_block = !kinds.is_empty() && !kinds.contains("block");
-        let Some(found) = test(&rule.fact, case, module.as_deref(), &programs, no_block) else {
+        let Some(found) = facts::test(&rule.fact, case, module.as_deref(), &programs, no_block)
+        else {
             continue;
         };
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
@@ -204,7 +197,7 @@ pub fn apply(case: &Case, hints: &super::context::Hints, accs: &mut Accs) {
 /// Whether every volume the case shows is an in-tree one (`spec.nfs`, a `kubernetes.io~nfs`
 /// path) and none a CSI one: what concerns CSI node plugins alone (where they think the
 /// kubelet's root dir is) does not concern it.
-fn all_in_tree(hints: &super::context::Hints, accs: &Accs) -> bool {
+fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
     let mut any = false;
     for h in hints.all() {
         if h.driver.is_some() && !h.in_tree {
@@ -231,7 +224,7 @@ fn all_in_tree(hints: &super::context::Hints, accs: &Accs) -> bool {
 
 /// The kinds of storage the pod's volumes and the findings' failing mounts are (`block`,
 /// `nfs`, `cifs`, `cephfs`, `glusterfs`, `rbd`, `iscsi`); empty when nothing tells.
-fn kinds_of(hints: &super::context::Hints, accs: &Accs) -> BTreeSet<&'static str> {
+fn kinds_of(hints: &Hints, accs: &Accs) -> BTreeSet<&'static str> {
     let mut out = volume_kinds(hints);
     for ctx in accs
         .list
@@ -282,535 +275,6 @@ fn module_of(accs: &Accs) -> Option<String> {
                 .or(c.get(4))
                 .map(|m| m.as_str().to_string())
         })
-}
-
-fn node_source(case: &Case, family: &str, fallback: &str) -> String {
-    let node = case.node_name().unwrap_or("the node");
-    match case
-        .node_facts
-        .as_ref()
-        .and_then(|f| f.provenance.get(family))
-    {
-        Some(p) => format!("{fallback} on {node} ({p})"),
-        None => format!("{fallback} on {node}"),
-    }
-}
-
-/// The newest line that matches (logs are oldest first).
-fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<String> {
-    let re = Regex::new(re).ok()?;
-    lines
-        .filter(|l| re.is_match(l))
-        .last()
-        .map(|l| clip(l.trim(), 300))
-}
-
-/// Whether the fact holds for this case, and how the report says it.
-fn test(
-    fact: &FactDef,
-    case: &Case,
-    module: Option<&str>,
-    programs: &[String],
-    no_block: bool,
-) -> Option<Found> {
-    let facts = case.node_facts.as_ref();
-    match fact {
-        FactDef::HelperMissing(which) => {
-            let f = facts?;
-            let pasted = f
-                .provenance
-                .get("helpers")
-                .is_some_and(|p| !p.starts_with("node probe"));
-            let nfs = |n: &str| n == "mount.nfs" || n == "mount.nfs4";
-            let (name, why) = f.helpers_missing.iter().find(|(n, _)| {
-                (nfs(n) == (which == "nfs"))
-                    && (pasted || (n.starts_with("mount.") && programs.iter().any(|p| p == *n)))
-            })?;
-            Some(Found {
-                source: node_source(case, "helpers", "helpers"),
-                text: if why.is_empty() {
-                    format!("{name} is not on the node")
-                } else {
-                    format!("{name} is not on the node ({why})")
-                },
-            })
-        }
-        FactDef::KernelLog(re) => {
-            let device = pod_device(case);
-            let lines = &facts?.kernel_log;
-            let kept = kernel_lines_kept(
-                lines.iter().map(String::as_str),
-                device.as_deref(),
-                no_block,
-            );
-            let text = newest_match(
-                re,
-                lines
-                    .iter()
-                    .zip(kept)
-                    .filter_map(|(l, k)| k.then_some(l.as_str())),
-            )?;
-            Some(Found {
-                source: node_source(case, "kernel_log", "kernel log"),
-                text,
-            })
-        }
-        FactDef::PluginLog(re) => {
-            let re = Regex::new(re).ok()?;
-            let l = case
-                .plugin_logs
-                .iter()
-                .rfind(|l| re.is_match(&l.line.message))?;
-            Some(Found {
-                source: format!("node plugin log {}", l.source),
-                text: clip(&l.line.message, 300),
-            })
-        }
-        FactDef::KubeletLog(re) => {
-            // A line about another device (`Found a dos partition table in /dev/sdc`) is
-            // another volume's.
-            let device = pod_device(case);
-            let text = newest_match(
-                re,
-                case.logs
-                    .iter()
-                    .map(|l| l.message.as_str())
-                    .chain(
-                        facts
-                            .iter()
-                            .flat_map(|f| f.kubelet_log.iter().map(String::as_str)),
-                    )
-                    .filter(|l| !names_other_dev_path(l, device.as_deref())),
-            )?;
-            Some(Found {
-                source: "kubelet log".into(),
-                text,
-            })
-        }
-        FactDef::KubeletRootElsewhere(want) => {
-            let f = facts?;
-            let (root, how) = match (&f.kubelet, &f.kubelet_root) {
-                (Some(k), _) if k.root_dir.is_some() => (
-                    k.root_dir.clone()?,
-                    k.flavour
-                        .as_deref()
-                        .filter(|fl| !fl.is_empty() && *fl != "unknown")
-                        .map(|fl| format!("the {fl} kubelet"))
-                        .unwrap_or_else(|| "the kubelet's flags".into()),
-                ),
-                (_, Some(r)) => (
-                    r.clone(),
-                    f.kubelet_root_source
-                        .clone()
-                        .unwrap_or_else(|| "the kubelet".into()),
-                ),
-                _ => return None,
-            };
-            let elsewhere = root.trim_end_matches('/') != "/var/lib/kubelet";
-            (elsewhere == *want).then(|| Found {
-                source: node_source(case, "kubelet", "kubelet"),
-                text: format!("its root dir is {root} ({how}), not /var/lib/kubelet"),
-            })
-        }
-        FactDef::KernelOlderThan(v) => {
-            let release = facts.and_then(|f| f.kernel.clone()).or_else(|| {
-                case.node()
-                    .and_then(|n| n.status.as_ref()?.node_info.as_ref())
-                    .map(|i| i.kernel_version.clone())
-            })?;
-            (version_lt(&release, v)).then(|| Found {
-                source: node_source(case, "kernel", "kernel release"),
-                text: format!("{release}, older than {v}"),
-            })
-        }
-        FactDef::ModuleUnavailable(name) => {
-            let f = facts?;
-            let name = if name == "{module}" {
-                module?
-            } else {
-                name.as_str()
-            };
-            let state = f.modules.get(name).copied();
-            let in_fs = f.filesystems.iter().any(|fs| fs == name);
-            let why = match (state, f.modules_loadable) {
-                (Some(ModuleState::Missing), _) => format!("no module {name} for its kernel"),
-                (None | Some(ModuleState::Available), Some(false)) if !in_fs => {
-                    format!("{name} is not loaded or built in, and this kernel cannot load modules")
-                }
-                _ => return None,
-            };
-            Some(Found {
-                source: node_source(case, "modules", "modules"),
-                text: why,
-            })
-        }
-        FactDef::PluginNotOnNode(want) => {
-            let p = node_plugins(case)
-                .into_iter()
-                .find(|p| p.daemonset.is_some() && p.pods.is_empty() == *want)?;
-            let ds = p.daemonset.clone().unwrap_or_default();
-            let why = if p.off_node_because.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", p.off_node_because.join("; "))
-            };
-            Some(Found {
-                source: format!("DaemonSet {ds}"),
-                text: if *want {
-                    format!(
-                        "no node plugin pod of {} on node {}{why}",
-                        p.driver,
-                        p.node.as_deref().unwrap_or("?")
-                    )
-                } else {
-                    format!("its pod runs on node {}", p.node.as_deref().unwrap_or("?"))
-                },
-            })
-        }
-        FactDef::PluginNotReady(want) => {
-            let p = node_plugins(case).into_iter().find(|p| {
-                p.pods.iter().any(|h| {
-                    let not_ready = h.ready.is_some_and(|(r, t)| r < t)
-                        || h.phase.as_deref().is_some_and(|ph| ph != "Running");
-                    not_ready == *want
-                })
-            })?;
-            let h = p.pods.first()?;
-            Some(Found {
-                source: format!("DaemonSet {}", p.daemonset.clone().unwrap_or_default()),
-                text: format!("node plugin pod {}", h.summary()),
-            })
-        }
-        FactDef::PluginRunsUnregistered(want) => {
-            let p = node_plugins(case).into_iter().find(|p| {
-                let runs = p.pods.iter().any(|h| {
-                    h.phase.as_deref() == Some("Running") && h.ready.is_none_or(|(r, t)| r == t)
-                });
-                (runs && p.registered == Some(false)) == *want
-            })?;
-            let node = p.node.clone().unwrap_or_default();
-            Some(Found {
-                source: format!("CSINode {node}"),
-                text: format!(
-                    "the {} node plugin pod runs and is ready on {node}, yet CSINode does not list the driver: its registration does not reach this kubelet",
-                    p.driver
-                ),
-            })
-        }
-        FactDef::RollingUpdateRwo(want) => {
-            let rwo = case.pvcs.iter().any(|c| {
-                c.spec
-                    .as_ref()
-                    .and_then(|s| s.access_modes.as_ref())
-                    .is_some_and(|m| {
-                        m.iter()
-                            .any(|m| m == "ReadWriteOnce" || m == "ReadWriteOncePod")
-                    })
-            });
-            let w = case.workloads.iter().find(|w| {
-                w.kind == "Deployment" && w.strategy.as_deref().is_none_or(|s| s == "RollingUpdate")
-            })?;
-            (rwo == *want).then(|| Found {
-                source: format!("Deployment {}", w.name),
-                text: format!(
-                    "rolls out with {} ({}) while its claim is ReadWriteOnce: the new pod needs the volume before the old one lets it go",
-                    w.strategy.as_deref().unwrap_or("RollingUpdate (the default)"),
-                    w.max_surge
-                        .as_deref()
-                        .map(|s| format!("maxSurge {s}"))
-                        .unwrap_or_else(|| "maxSurge 25% by default".into())
-                ),
-            })
-        }
-        FactDef::HolderNotReady(want) => {
-            let n = holder(case, *want)?;
-            Some(Found {
-                source: format!("Node {}", n.metadata.name.as_deref().unwrap_or("?")),
-                text: "is NotReady: it cannot detach the volume, and the attach/detach controller waits (6 minutes, or for the out-of-service taint)".into(),
-            })
-        }
-        FactDef::VaDeleting(where_) => {
-            let here = case.node_name();
-            let pvs: Vec<&str> = case
-                .pvs
-                .iter()
-                .filter_map(|p| p.metadata.name.as_deref())
-                .collect();
-            let va = case.volume_attachments.iter().find(|va| {
-                va.metadata.deletion_timestamp.is_some()
-                    && va
-                        .spec
-                        .source
-                        .persistent_volume_name
-                        .as_deref()
-                        .is_some_and(|p| pvs.contains(&p))
-                    && ((Some(va.spec.node_name.as_str()) == here) == (where_ == "here"))
-            })?;
-            let since = va
-                .metadata
-                .deletion_timestamp
-                .as_ref()
-                .map(|t| t.0.to_string())
-                .unwrap_or_default();
-            let attached = va.status.as_ref().is_some_and(|s| s.attached);
-            let detach_error = va
-                .status
-                .as_ref()
-                .and_then(|s| s.detach_error.as_ref())
-                .and_then(|e| e.message.clone())
-                .map(|m| format!("; detachError: {m}"))
-                .unwrap_or_default();
-            Some(Found {
-                source: format!(
-                    "VolumeAttachment {}",
-                    va.metadata.name.as_deref().unwrap_or("?")
-                ),
-                text: format!(
-                    "on node {} is being deleted since {since} and is {}: its detach has not finished{detach_error}",
-                    va.spec.node_name,
-                    if attached { "still attached" } else { "not attached" }
-                ),
-            })
-        }
-        FactDef::AttachLimitReached(want) => {
-            let node = case.node_name()?;
-            let drivers: Vec<&str> = case
-                .pvs
-                .iter()
-                .filter_map(|p| p.spec.as_ref()?.csi.as_ref().map(|c| c.driver.as_str()))
-                .collect();
-            let attached: Vec<&str> = case
-                .node_named(node)
-                .and_then(|n| n.status.as_ref()?.volumes_attached.as_ref())
-                .map(|v| v.iter().map(|a| a.name.as_str()).collect())
-                .unwrap_or_default();
-            let csinode = case
-                .csi_nodes
-                .iter()
-                .find(|c| c.metadata.name.as_deref() == Some(node))?;
-            let (driver, used, limit) = csinode.spec.drivers.iter().find_map(|d| {
-                if !drivers.contains(&d.name.as_str()) {
-                    return None;
-                }
-                let limit = d.allocatable.as_ref()?.count?;
-                // kubernetes pkg/volume/csi: a CSI volume's unique name in volumesAttached is
-                // `kubernetes.io/csi/<driver>^<handle>`.
-                let prefix = format!("kubernetes.io/csi/{}^", d.name);
-                // The pod's own volume attached there: the limit did not stop it.
-                let own = case
-                    .pvs
-                    .iter()
-                    .filter_map(|p| p.spec.as_ref()?.csi.as_ref())
-                    .any(|c| attached.contains(&format!("{prefix}{}", c.volume_handle).as_str()));
-                if own {
-                    return None;
-                }
-                let used = attached.iter().filter(|a| a.starts_with(&prefix)).count();
-                Some((d.name.as_str(), used, limit))
-            })?;
-            ((used as i64 >= i64::from(limit)) == *want).then(|| Found {
-                source: format!("CSINode {node} and Node {node}'s status"),
-                text: format!(
-                    "{used} volume(s) of {driver} attached to {node}, and CSINode allows {limit}"
-                ),
-            })
-        }
-        FactDef::NfsUnreachable(want) => {
-            let s = facts?
-                .nfs_servers
-                .iter()
-                .find(|s| s.reachable.is_some_and(|r| r != *want))?;
-            Some(Found {
-                source: node_source(case, "nfs_servers", "NFS server check"),
-                text: format!(
-                    "{} does not answer from the node{}",
-                    s.server,
-                    s.error
-                        .as_deref()
-                        .map(|e| format!(" ({e})"))
-                        .unwrap_or_default()
-                ),
-            })
-        }
-        FactDef::NfsVersionMissing(want) => {
-            let wanted = requested_nfs_version(case)?;
-            let s = facts?.nfs_servers.iter().find(|s| !s.versions.is_empty())?;
-            let missing = !s.versions.iter().any(|v| wanted.starts_with(v.as_str()));
-            (missing == *want).then(|| Found {
-                source: node_source(case, "nfs_servers", "rpcinfo"),
-                text: format!(
-                    "{} offers NFS version(s) {}, not the {wanted} the mount asks for",
-                    s.server,
-                    s.versions.join(", ")
-                ),
-            })
-        }
-        FactDef::BlkidUuidClash(want) => {
-            let f = facts?;
-            let device = pod_device(case);
-            let e = f.blkid.iter().find(|e| {
-                device.as_deref().is_none_or(|d| e.device == d)
-                    && e.uuid.as_ref().is_some_and(|u| {
-                        f.blkid
-                            .iter()
-                            .any(|o| o.device != e.device && o.uuid.as_ref() == Some(u))
-                    })
-            });
-            (e.is_some() == *want).then(|| Found {
-                source: node_source(case, "blkid", "blkid"),
-                text: e.map_or_else(
-                    || "no UUID is shared".into(),
-                    |e| {
-                        format!(
-                            "{} has UUID {}, which another device on the node has too",
-                            e.device,
-                            e.uuid.clone().unwrap_or_default()
-                        )
-                    },
-                ),
-            })
-        }
-        FactDef::BlkidNoFilesystem(want) => {
-            let f = facts?;
-            let device = pod_device(case)?;
-            // A device blkid's output or udev's database does not list is one nobody probed
-            // (libblkid's cache keeps only what was asked for; a loop device set up without udev
-            // is in neither): that says nothing about its contents.
-            let e = f.blkid.iter().find(|e| e.device == device)?;
-            let none = e.fs_type.is_none() && !e.other.contains_key("PTTYPE");
-            let read = f.provenance.contains_key("blkid");
-            (read && none == *want).then(|| Found {
-                source: node_source(case, "blkid", "blkid"),
-                text: format!("{device} holds no filesystem signature"),
-            })
-        }
-        FactDef::BlkidPartitionTable(want) => {
-            let e = facts?
-                .blkid
-                .iter()
-                .find(|e| e.other.contains_key("PTTYPE") == *want && e.fs_type.is_none())?;
-            Some(Found {
-                source: node_source(case, "blkid", "blkid"),
-                text: format!(
-                    "{} holds a partition table ({}), not a filesystem",
-                    e.device,
-                    e.other.get("PTTYPE").cloned().unwrap_or_default()
-                ),
-            })
-        }
-        FactDef::MountOption(re) => {
-            let re = Regex::new(re).ok()?;
-            let opts = case
-                .pvs
-                .iter()
-                .filter_map(|p| {
-                    Some((
-                        format!("PV {}", p.metadata.name.as_deref()?),
-                        p.spec.as_ref()?.mount_options.clone()?,
-                    ))
-                })
-                .chain(case.storage_classes.iter().filter_map(|s| {
-                    Some((
-                        format!("StorageClass {}", s.metadata.name.as_deref()?),
-                        s.mount_options.clone()?,
-                    ))
-                }));
-            for (what, o) in opts {
-                if let Some(m) = o.iter().find(|o| re.is_match(o)) {
-                    return Some(Found {
-                        source: what,
-                        text: format!("mountOptions {} include {m}", o.join(",")),
-                    });
-                }
-            }
-            None
-        }
-        FactDef::IscsiNoInitiator(want) => {
-            let i = facts?.iscsi.as_ref()?;
-            let none = i
-                .initiator_name
-                .as_deref()
-                .is_some_and(|n| n.trim().is_empty());
-            (none == *want).then(|| Found {
-                source: node_source(case, "iscsi", "open-iscsi"),
-                text: "/etc/iscsi/initiatorname.iscsi has no InitiatorName".into(),
-            })
-        }
-        FactDef::IscsidDown(want) => {
-            let running = facts?.iscsi.as_ref()?.iscsid_running?;
-            (running != *want).then(|| Found {
-                source: node_source(case, "iscsi", "iscsid"),
-                text: "iscsid is not running".into(),
-            })
-        }
-        FactDef::MultipathHoldsDevice(want) => {
-            let m = facts?.multipath.as_ref()?;
-            let device = pod_device(case)?;
-            let dev = device.trim_start_matches("/dev/");
-            let map = m.maps.iter().find(|map| map.paths.iter().any(|p| p == dev));
-            (map.is_some() == *want).then(|| Found {
-                source: node_source(case, "multipath", "multipath -ll"),
-                text: map.map_or_else(
-                    || format!("no multipath map holds {device}"),
-                    |map| {
-                        format!(
-                            "map {} holds {device} ({} {})",
-                            map.name,
-                            map.vendor.as_deref().unwrap_or("?"),
-                            map.product.as_deref().unwrap_or("?")
-                        )
-                    },
-                ),
-            })
-        }
-        FactDef::SelinuxEnforcing(want) => {
-            let mode = facts?.selinux.clone()?;
-            ((mode == "enforcing") == *want).then(|| Found {
-                source: node_source(case, "selinux", "SELinux"),
-                text: format!("is {mode}"),
-            })
-        }
-        FactDef::Os(re) => {
-            let re = Regex::new(re).ok()?;
-            let os = facts.and_then(|f| f.os.pretty_name.clone()).or_else(|| {
-                case.node()
-                    .and_then(|n| n.status.as_ref()?.node_info.as_ref())
-                    .map(|i| i.os_image.clone())
-            })?;
-            re.is_match(&os).then(|| Found {
-                source: node_source(case, "os", "OS"),
-                text: os,
-            })
-        }
-    }
-}
-
-/// `nfsvers=4.1` / `vers=3` of the mount (the PV's options or the message's mount command).
-fn requested_nfs_version(case: &Case) -> Option<String> {
-    static VERS: std::sync::LazyLock<Regex> =
-        std::sync::LazyLock::new(|| Regex::new(r"\b(?:nfs)?vers=([0-9.]+)").expect("static regex"));
-    case.pvs
-        .iter()
-        .filter_map(|p| p.spec.as_ref()?.mount_options.clone())
-        .flatten()
-        .chain(case.events.iter().map(|e| e.message.clone()))
-        .find_map(|t| VERS.captures(&t).map(|c| c[1].to_string()))
-}
-
-/// `3.10.0-1160.el7.x86_64` < `4.17`: compares the leading numbers.
-pub fn version_lt(release: &str, than: &str) -> bool {
-    let nums = |s: &str| -> Vec<u64> {
-        s.split(|c: char| !c.is_ascii_digit())
-            .take_while(|p| !p.is_empty())
-            .filter_map(|p| p.parse().ok())
-            .take(3)
-            .collect()
-    };
-    let (a, b) = (nums(release), nums(than));
-    if a.is_empty() {
-        return false;
-    }
-    a < b
 }
 
 #[cfg(test)]
@@ -1049,14 +513,5 @@ mod tests {
             .contains("cannot load modules"));
         // The helper is missing too: kept, below.
         assert!(r.findings.iter().any(|f| f.cause == "nfs_client_missing"));
-    }
-
-    #[test]
-    fn kernel_releases_compare_by_their_numbers() {
-        assert!(version_lt("3.10.0-1160.el7.x86_64", "4.17"));
-        assert!(!version_lt("5.15.0-91-generic", "4.17"));
-        assert!(version_lt("4.9.0", "4.17"));
-        assert!(!version_lt("4.17.0", "4.17"));
-        assert!(!version_lt("unknown", "4.17"));
     }
 }

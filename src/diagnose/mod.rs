@@ -11,7 +11,7 @@
 //! - reading one message or volume: `context`, `matcher` (the pattern scan) and `classify`;
 //!   `volume_kinds`, `devices` and `holders` (what kind of storage, which device, which node
 //!   holds it); `findings` (the accumulators) and `options`;
-//! - what the case says: `evidence` (the differential), `steps` (commands for this
+//! - what the case says: `facts` and `evidence` (the differential), `steps` (commands for this
 //!   case and node), `safety`, `messages`; then `rules` (the correlation rules);
 //! - the report: `merge` (messages into findings, folding), `rank` (ranking and steps),
 //!   `verdict`; `fleet` and `node_check` apart.
@@ -21,6 +21,7 @@ pub mod classify;
 pub mod context;
 pub mod devices;
 pub mod evidence;
+pub mod facts;
 pub mod findings;
 pub mod fleet;
 pub mod holders;
