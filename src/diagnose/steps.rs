@@ -138,6 +138,53 @@ pub fn fill_command(template: &str, vars: &Vars) -> Result<String, Vec<String>> 
 /// The names a finding's commands need, from the case and the finding's strongest message.
 pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     let mut v = Vars::new();
+    pod_vars(case, &mut v);
+    if let Some(ctx) = &acc.ctx {
+        volume_vars(ctx, &mut v);
+        mount_vars(ctx, &mut v);
+        error_vars(ctx, &mut v);
+    }
+    // Names read out of the quoted messages themselves.
+    let text: String = acc
+        .evidence
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    object_vars(case, &text, &mut v);
+    storage_vars(&text, &mut v);
+    client_vars(&text, &mut v);
+    backend_vars(&mut v);
+    device_and_path_vars(&text, &mut v);
+    if let Some(uid) = case
+        .pod
+        .as_ref()
+        .and_then(|p| p.metadata.uid.clone())
+        .or_else(|| acc.ctx.as_ref().and_then(|c| c.error.pod_uid.clone()))
+    {
+        v.insert("pod_uid", uid);
+    }
+    // Rules know better (e.g. the image and lock from `rbd lock ls`).
+    for (k, val) in &acc.vars {
+        v.insert(k, val.clone());
+    }
+    notready_vars(case, acc, &mut v);
+    // A name that goes into a command must be a plain word: what a reporter masked
+    // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
+    // shell syntax to a line an operator pastes.
+    v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
+    derive_device_and_backup(&mut v);
+    // What read-only checks may name: the stable name when one is known, else the device as
+    // the message names it now (Longhorn, RBD, DRBD and serial-less virtio disks have no
+    // by-id name; a check needs none). Repairs take only the stable name.
+    if let Some(d) = v.get("device_stable").or_else(|| v.get("device")).cloned() {
+        v.insert("device_check", d);
+    }
+    v
+}
+
+/// The pod, its namespace, its node and its controller.
+fn pod_vars(case: &Case, v: &mut Vars) {
     if let Some(p) = case.pod_display_name() {
         v.insert("pod", p.to_string());
     }
@@ -160,105 +207,116 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
-    if let Some(ctx) = &acc.ctx {
-        let e = &ctx.error;
-        let hint = ctx.volume.as_ref();
-        if let Some(vol) = e
-            .volume
-            .clone()
-            .or_else(|| hint.and_then(|h| h.pod_volume.clone()))
-            .or_else(|| e.unmounted_volumes.first().cloned())
-        {
-            v.insert("volume", vol);
-        }
-        if let Some(h) = hint {
-            for (k, val) in [
-                ("pv", &h.pv),
-                ("pvc", &h.pvc),
-                ("driver", &h.driver),
-                ("server", &h.server),
-                ("export", &h.export),
-                ("image", &h.rbd_image),
-                ("path", &h.path),
-                ("handle", &h.handle),
-            ] {
-                if let Some(val) = val {
-                    v.insert(k, val.clone());
-                }
-            }
-        }
-        if let Some(m) = &e.mount {
-            if let Some(s) = &m.source {
-                v.insert("source", s.clone());
-                if ctx.fs == FsFamily::Nfs {
-                    if let Some((host, path)) = s.split_once(':') {
-                        v.insert("server", host.to_string());
-                        v.insert("export", path.to_string());
-                    }
-                }
-                if ctx.fs == FsFamily::Cifs {
-                    let mut parts = s.trim_start_matches('/').splitn(2, '/');
-                    if let Some(host) = parts.next() {
-                        v.insert("server", host.to_string());
-                    }
-                    if let Some(share) = parts.next().filter(|p| !p.is_empty()) {
-                        v.insert("share", share.to_string());
-                    }
-                }
-            }
-            if let Some(t) = &m.target {
-                v.insert("target", t.clone());
-            }
-            if !m.options.is_empty() {
-                v.insert("options", m.options.join(","));
-            }
-        }
-        if !ctx.unusual_options.is_empty() {
-            v.insert("options", ctx.unusual_options.join(","));
-        }
-        if let Some(t) = &ctx.fstype {
-            v.insert("fstype", t.clone());
-        }
-        if let Some(d) = &e.device {
-            v.insert("device", d.clone());
-        }
-        // A dead mount the kernel answered for (ESTALE, ENOTCONN), when no mount command
-        // named the target.
-        if let Some(p) = e.dead_path.as_ref().filter(|_| !v.contains_key("target")) {
-            v.insert("target", p.clone());
-        }
-        if let Some(st) = e.exit_status {
-            v.insert("exit_status", st.to_string());
-        }
-        if let Some(d) = &e.driver {
-            v.insert("driver", d.clone());
-        }
-        if let Some(c) = client_for(ctx) {
-            v.insert("client", c.to_string());
-        }
-        // An in-tree volume plugin (kubernetes.io/iscsi, ...), not CSI: steps about CSI
-        // sidecars and VolumeAttachments do not apply to it.
-        let in_tree = ctx.volume.as_ref().is_some_and(|h| h.in_tree)
-            || e.plugin
-                .as_deref()
-                .is_some_and(|p| p != "kubernetes.io/csi");
-        if in_tree && e.driver.is_none() {
-            v.insert("in_tree", "true".into());
-        }
-        if let Some(pv) = e.volume.as_ref().filter(|_| !v.contains_key("pv")) {
-            if pv.starts_with("pvc-") {
-                v.insert("pv", pv.clone());
+}
+
+/// The volume the strongest message is about, and what the case says of it.
+fn volume_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    let hint = ctx.volume.as_ref();
+    if let Some(vol) = e
+        .volume
+        .clone()
+        .or_else(|| hint.and_then(|h| h.pod_volume.clone()))
+        .or_else(|| e.unmounted_volumes.first().cloned())
+    {
+        v.insert("volume", vol);
+    }
+    if let Some(h) = hint {
+        for (k, val) in [
+            ("pv", &h.pv),
+            ("pvc", &h.pvc),
+            ("driver", &h.driver),
+            ("server", &h.server),
+            ("export", &h.export),
+            ("image", &h.rbd_image),
+            ("path", &h.path),
+            ("handle", &h.handle),
+        ] {
+            if let Some(val) = val {
+                v.insert(k, val.clone());
             }
         }
     }
-    // Names read out of the quoted messages themselves.
-    let text: String = acc
-        .evidence
-        .iter()
-        .map(|e| e.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    if let Some(c) = PATH_QUOTED.captures(&text) {
+}
+
+/// What the failing mount command was given: its source (an NFS server and export, a CIFS
+/// server and share), its target and its options.
+fn mount_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    if let Some(m) = &e.mount {
+        if let Some(s) = &m.source {
+            v.insert("source", s.clone());
+            if ctx.fs == FsFamily::Nfs {
+                if let Some((host, path)) = s.split_once(':') {
+                    v.insert("server", host.to_string());
+                    v.insert("export", path.to_string());
+                }
+            }
+            if ctx.fs == FsFamily::Cifs {
+                let mut parts = s.trim_start_matches('/').splitn(2, '/');
+                if let Some(host) = parts.next() {
+                    v.insert("server", host.to_string());
+                }
+                if let Some(share) = parts.next().filter(|p| !p.is_empty()) {
+                    v.insert("share", share.to_string());
+                }
+            }
+        }
+        if let Some(t) = &m.target {
+            v.insert("target", t.clone());
+        }
+        if !m.options.is_empty() {
+            v.insert("options", m.options.join(","));
+        }
+    }
+}
+
+/// What the message says beside the mount command: options no manual lists, the filesystem,
+/// the device, the exit status, the driver, the client it needs, whether the plugin is in-tree.
+fn error_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    if !ctx.unusual_options.is_empty() {
+        v.insert("options", ctx.unusual_options.join(","));
+    }
+    if let Some(t) = &ctx.fstype {
+        v.insert("fstype", t.clone());
+    }
+    if let Some(d) = &e.device {
+        v.insert("device", d.clone());
+    }
+    // A dead mount the kernel answered for (ESTALE, ENOTCONN), when no mount command
+    // named the target.
+    if let Some(p) = e.dead_path.as_ref().filter(|_| !v.contains_key("target")) {
+        v.insert("target", p.clone());
+    }
+    if let Some(st) = e.exit_status {
+        v.insert("exit_status", st.to_string());
+    }
+    if let Some(d) = &e.driver {
+        v.insert("driver", d.clone());
+    }
+    if let Some(c) = client_for(ctx) {
+        v.insert("client", c.to_string());
+    }
+    // An in-tree volume plugin (kubernetes.io/iscsi, ...), not CSI: steps about CSI
+    // sidecars and VolumeAttachments do not apply to it.
+    let in_tree = ctx.volume.as_ref().is_some_and(|h| h.in_tree)
+        || e.plugin
+            .as_deref()
+            .is_some_and(|p| p != "kubernetes.io/csi");
+    if in_tree && e.driver.is_none() {
+        v.insert("in_tree", "true".into());
+    }
+    if let Some(pv) = e.volume.as_ref().filter(|_| !v.contains_key("pv")) {
+        if pv.starts_with("pvc-") {
+            v.insert("pv", pv.clone());
+        }
+    }
+}
+
+/// The path, the ConfigMap or Secret, and the key the quoted messages name.
+fn object_vars(case: &Case, text: &str, v: &mut Vars) {
+    if let Some(c) = PATH_QUOTED.captures(text) {
         if let Some(p) = c.get(1).or(c.get(2)) {
             v.insert("path", p.as_str().to_string());
         }
@@ -266,7 +324,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("hostpath_kind", k.as_str().trim().to_string());
         }
     }
-    if let Some(c) = OBJECT_MISSING.captures(&text) {
+    if let Some(c) = OBJECT_MISSING.captures(text) {
         let (kind, name) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
             (Some(k), Some(n), _, _) => (k.as_str().to_ascii_lowercase(), n.as_str()),
             (_, _, Some(k), Some(n)) => (k.as_str().to_ascii_lowercase(), n.as_str()),
@@ -288,7 +346,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("object_name", name.to_string());
         }
     }
-    if let Some(c) = MISSING_KEY.captures(&text) {
+    if let Some(c) = MISSING_KEY.captures(text) {
         if let Some(k) = c.get(1).or(c.get(3)) {
             v.insert(
                 "object_key",
@@ -319,8 +377,13 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
+}
+
+/// The storage names the quoted messages give: the RBD image, the claim, the NFS source, the
+/// endpoint that did not answer, whether it is iSCSI.
+fn storage_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("image") {
-        if let Some(c) = RBD_IMAGE.captures(&text) {
+        if let Some(c) = RBD_IMAGE.captures(text) {
             let img = c[1].trim_end_matches(['"', '\\']).to_string();
             // `rbd: image foo is locked` names the image without its pool: not enough for a
             // command (`rbd` would look in the default pool).
@@ -332,7 +395,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         }
     }
     if !v.contains_key("pvc") {
-        if let Some(c) = PVC_NAME.captures(&text) {
+        if let Some(c) = PVC_NAME.captures(text) {
             if let Some(n) = c.get(1).or(c.get(3)) {
                 v.insert("pvc", n.as_str().to_string());
             }
@@ -340,23 +403,27 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     }
     // mount.nfs names what it mounted: `access denied by server while mounting SRV:/export`.
     if !v.contains_key("source") {
-        if let Some(c) = NFS_MOUNTING.captures(&text) {
+        if let Some(c) = NFS_MOUNTING.captures(text) {
             let (host, path) = (c[1].to_string(), c[2].to_string());
             v.insert("source", format!("{host}:{path}"));
             v.entry("server").or_insert(host);
             v.entry("export").or_insert(path);
         }
     }
-    if let Some(c) = ENDPOINT.captures(&text) {
+    if let Some(c) = ENDPOINT.captures(text) {
         v.insert("endpoint_host", c[1].to_string());
         v.insert("endpoint_port", c[2].to_string());
     }
-    if ISCSI.is_match(&text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
+    if ISCSI.is_match(text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
         v.insert("iscsi", "true".into());
     }
+}
+
+/// The client package and programs the failure needs, and the kernel module it names.
+fn client_vars(text: &str, v: &mut Vars) {
     // The client a missing program belongs to, when the message names the program.
     if !v.contains_key("client") {
-        if let Some(c) = client_in_text(&text) {
+        if let Some(c) = client_in_text(text) {
             v.insert("client", c.to_string());
         } else if v.contains_key("iscsi") && text.contains("iscsi") {
             v.insert("client", "iscsi".to_string());
@@ -372,16 +439,20 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     // `unknown filesystem type 'aznfs'`: mount(8) would have run /sbin/mount.aznfs (util-linux
     // libmount), so that is the program to look for when no client of ours names it.
     if !v.contains_key("programs") {
-        if let Some(c) = UNKNOWN_FS_TYPE.captures(&text) {
+        if let Some(c) = UNKNOWN_FS_TYPE.captures(text) {
             v.insert("programs", format!("mount.{}", &c[1]));
         }
     }
     if let Some(m) = KERNEL_MODULE
-        .captures(&text)
+        .captures(text)
         .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)))
     {
         v.insert("module", m.as_str().to_string());
     }
+}
+
+/// What the names already found say of the storage behind them: Longhorn, a Service's DNS name.
+fn backend_vars(v: &mut Vars) {
     if v.get("driver").is_some_and(|d| d.contains("longhorn"))
         || v.get("device")
             .is_some_and(|d| d.starts_with("/dev/longhorn/"))
@@ -394,14 +465,19 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         v.insert("svc_name", name);
         v.insert("svc_namespace", ns);
     }
+}
+
+/// The device the kernel refused, the path permission was denied on, and the hostPath type
+/// that would create what is missing.
+fn device_and_path_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("device") {
         // The kernel names the device it refused: `XFS (rbd0): Filesystem has duplicate UUID`.
-        if let Some(c) = KERNEL_DEVICE.captures(&text) {
+        if let Some(c) = KERNEL_DEVICE.captures(text) {
             v.insert("device", format!("/dev/{}", &c[1]));
         }
     }
     if !v.contains_key("path") {
-        if let Some(c) = DENIED_PATH.captures(&text) {
+        if let Some(c) = DENIED_PATH.captures(text) {
             v.insert("path", c[1].trim_end_matches([':', '"', '\'']).to_string());
         }
     }
@@ -415,18 +491,10 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("hostpath_create_type", t.into());
         }
     }
-    if let Some(uid) = case
-        .pod
-        .as_ref()
-        .and_then(|p| p.metadata.uid.clone())
-        .or_else(|| acc.ctx.as_ref().and_then(|c| c.error.pod_uid.clone()))
-    {
-        v.insert("pod_uid", uid);
-    }
-    // Rules know better (e.g. the image and lock from `rbd lock ls`).
-    for (k, val) in &acc.vars {
-        v.insert(k, val.clone());
-    }
+}
+
+/// A node other than the pod's that holds the volume and is NotReady.
+fn notready_vars(case: &Case, acc: &Acc, v: &mut Vars) {
     // Another node that holds the volume and is NotReady: it cannot let it go by itself.
     let not_ready = |name: &str| {
         case.node_named(name)
@@ -441,7 +509,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     {
         v.insert("notready_node", n);
     } else if acc.cause
-        == super::catalogue::catalogue()
+        == catalogue()
             .cause_index("multi_attach")
             .unwrap_or(usize::MAX)
     {
@@ -451,18 +519,6 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("notready_node", n.to_string());
         }
     }
-    // A name that goes into a command must be a plain word: what a reporter masked
-    // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
-    // shell syntax to a line an operator pastes.
-    v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
-    derive_device_and_backup(&mut v);
-    // What read-only checks may name: the stable name when one is known, else the device as
-    // the message names it now (Longhorn, RBD, DRBD and serial-less virtio disks have no
-    // by-id name; a check needs none). Repairs take only the stable name.
-    if let Some(d) = v.get("device_stable").or_else(|| v.get("device")).cloned() {
-        v.insert("device_check", d);
-    }
-    v
 }
 
 /// The ConfigMap or Secret of the pod's volumes (projected sources included) whose items name
