@@ -23,6 +23,7 @@ mod fleet;
 mod install;
 mod live;
 mod man;
+mod metamorphic;
 mod node_check;
 mod node_daemonset;
 mod node_evidence;

@@ -367,7 +367,7 @@ fn apply_source(h: &mut VolumeHint, src: Src, what: &str) {
     }
 }
 
-fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
+pub(crate) fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
     let mut h = VolumeHint {
         pod_volume: Some(v.name.clone()),
         in_tree: true,
@@ -526,7 +526,7 @@ pub fn matches_unique(names: &[String], listed: &str) -> bool {
     })
 }
 
-fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
+pub(crate) fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
     let name = pv.metadata.name.clone().unwrap_or_default();
     let mut h = VolumeHint {
         pv: Some(name.clone()),

@@ -303,6 +303,20 @@ pub struct Report {
     pub notes: Vec<String>,
     /// What each input was recognised as.
     pub inputs: Vec<String>,
+    /// Facts about other pods, volumes, devices or nodes that the input held and the
+    /// diagnosis did not use (issue 26), by kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<SetAside>,
+}
+
+/// Facts of one kind set aside because they are about something else than the pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetAside {
+    /// `kubelet log lines`, `events`, `PersistentVolumes`, `kernel log lines`, ...
+    pub kind: String,
+    pub count: usize,
+    /// What they are about, a few of them: `pod vbusy/web-0`, `PV pvc-...`, `device loop2`.
+    pub about: Vec<String>,
 }
 
 impl Step {
