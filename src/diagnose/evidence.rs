@@ -294,7 +294,7 @@ fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
 
 /// The kinds of storage the pod's volumes and the findings' failing mounts are (`block`,
 /// `nfs`, `cifs`, `cephfs`, `glusterfs`, `rbd`, `iscsi`); empty when nothing tells.
-fn kinds_of(hints: &Hints, accs: &Accs) -> BTreeSet<&'static str> {
+pub(crate) fn kinds_of(hints: &Hints, accs: &Accs) -> BTreeSet<&'static str> {
     let mut out = volume_kinds(hints);
     for ctx in accs
         .list

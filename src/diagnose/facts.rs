@@ -83,12 +83,18 @@ impl Own {
     /// Whether a line or a fact's text names something of the pod's: one of its devices (as a
     /// path or as the kernel names it), servers, images, PVs, handles or its UID.
     fn named_in(&self, text: &str) -> bool {
-        self.devices
+        let set = |v: &[String]| {
+            v.iter()
+                .filter(|x| x.len() > 1)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        set(&self.devices)
             .iter()
             .any(|d| text.contains(d.as_str()) || names_device(text, d))
-            || self.servers.iter().any(|v| names_word(text, v))
-            || self.images.iter().any(|i| names_word(text, i))
-            || self.ids.iter().any(|i| text.contains(i.as_str()))
+            || set(&self.servers).iter().any(|v| names_word(text, v))
+            || set(&self.images).iter().any(|i| names_word(text, i))
+            || set(&self.ids).iter().any(|i| text.contains(i.as_str()))
     }
 }
 
@@ -149,8 +155,16 @@ pub(super) fn test(
         | FactDef::BlkidUuidClash(_)
         | FactDef::BlkidNoFilesystem(_)
         | FactDef::BlkidPartitionTable(_)
-        | FactDef::NfsUnreachable(_)
         | FactDef::NfsVersionMissing(_) => own.named_in(&found.text),
+        // Measured from the probe pod's own network, not the node's: about that network.
+        FactDef::NfsUnreachable(_) => {
+            own.named_in(&found.text)
+                && !case.node_facts.as_ref().is_some_and(|f| {
+                    f.provenance
+                        .get("nfs_servers")
+                        .is_some_and(|p| p.contains("probe pod's network"))
+                })
+        }
         // Read from the pod's device, driver, claim or PV by construction.
         FactDef::BlkidFsNot(_)
         | FactDef::MultipathHoldsDevice(_)

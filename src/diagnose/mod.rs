@@ -21,6 +21,7 @@ pub mod classify;
 pub mod context;
 pub mod devices;
 pub mod evidence;
+mod evidence_walk;
 pub mod facts;
 pub mod findings;
 pub mod fleet;

@@ -350,10 +350,18 @@ fn first_asking_input(case: &Case) -> Option<u32> {
         .iter()
         .filter(|e| is_volume_failure_event(e))
         .map(|e| e.input);
+    // A kernel line asks too when it names a volume (an SELinux denial on the PV's
+    // directory): the node's log was pasted about it. One that names only a device or nothing
+    // is the node's, anyone's.
     let messages = case
         .messages
         .iter()
-        .filter(|m| !m.label.starts_with(KERNEL_LOG_LABEL))
+        .filter(|m| {
+            !m.label.starts_with(KERNEL_LOG_LABEL) || {
+                let n = identity::names(&m.text);
+                !n.pvs.is_empty() || !n.pod_uids.is_empty()
+            }
+        })
         .map(|m| m.input);
     let logs = case
         .logs
@@ -895,11 +903,11 @@ fn keep_lines(
             Relevance::Own if !before_the_pod(s, l) => kept.push(l.clone()),
             Relevance::Own => aside.add(kind, "from before the pod was created"),
             Relevance::Other(who) => aside.add(kind, who),
-            // A log that names no one else's volume (a sidecar's log about the pod's volume, a
-            // paste about one pod): its lines that name nothing came with it.
-            Relevance::Unnamed if !mixed.contains(&l.input) => kept.push(l.clone()),
             // A later input's line not shown to be the pod's (a node's whole log added).
             _ if Some(l.input) != s.asking => aside.add(kind, first_name(&n)),
+            // The asking log names no one else's volume (a sidecar's log about the pod's
+            // volume, a paste about one pod): its lines that name nothing came with it.
+            Relevance::Unnamed if !mixed.contains(&l.input) => kept.push(l.clone()),
             // A line that names a pod or volume the input does not tie to the pod, or names
             // nothing, while the input asks about a pod: not shown to be the pod's.
             Relevance::Unnamed if s.anchored || s.known() => aside.add(kind, first_name(&n)),
@@ -943,17 +951,10 @@ fn keep_plugin_lines(
     aside: &mut SetAside,
 ) -> Vec<PluginLogLine> {
     let mut kept = Vec::new();
-    let mixed = mixed_inputs(
-        s,
-        lines
-            .iter()
-            .map(|l| (l.line.input, l.line.message.as_str())),
-    );
     for l in lines {
         match s.relevance(&identity::names(&l.line.message)) {
             Relevance::Own => kept.push(l.clone()),
             Relevance::Other(who) => aside.add("node plugin log lines", who),
-            Relevance::Unnamed if !mixed.contains(&l.line.input) => kept.push(l.clone()),
             _ if Some(l.line.input) != s.asking => aside.add("node plugin log lines", ""),
             // One driver's own log, asked about the pod's volumes (live: its lines about them;
             // pasted: the question itself): a line naming nothing came with one that did (a

@@ -785,7 +785,9 @@ run3() {
     return "$_rc"
 }
 if [ -n "${VOLMNT_NFS_SERVERS:-}" ]; then
-    if [ -n "$R" ]; then rec nfs_checked_from pod; else rec nfs_checked_from node; fi
+    # From the node's network when run on the host (ssh, local) or in a hostNetwork pod
+    # (VOLMNT_NET=host); a pod of its own network answers for that network only.
+    if [ -n "$R" ] && [ "${VOLMNT_NET:-pod}" != host ]; then rec nfs_checked_from pod; else rec nfs_checked_from node; fi
     _save=$IFS
     IFS=$NL
     set -f
