@@ -621,7 +621,7 @@ fn blkid_no_filesystem(case: &Case, want: bool) -> Option<Found> {
 /// look-alikes include XFS's duplicate UUID).
 fn blkid_fs_not(case: &Case, own: &Own, t: &str) -> Option<Found> {
     let e = case.node_facts.as_ref()?.blkid.iter().find(|e| {
-        own.devices.iter().any(|d| *d == e.device)
+        own.devices.contains(&e.device)
             && e.fs_type
                 .as_deref()
                 .is_some_and(|f| !f.is_empty() && f != t)
