@@ -407,6 +407,15 @@ pub(crate) fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
         )
     } else if let Some(p) = &v.host_path {
         Src::HostPath(&p.path)
+    } else if let Some(f) = &v.flex_volume {
+        // A FlexVolume driver runs on the host, as the kubelet's own plugin: its filesystem
+        // says what it mounts (`cifs` through `mount -t cifs` and the host's helper).
+        h.fstype = f.fs_type.clone();
+        if let Some(t) = &f.fs_type {
+            h.fs = family_of_fstype(t);
+        }
+        h.describe = format!("pod volume {}: flexVolume {}", v.name, f.driver);
+        return h;
     } else {
         return h;
     };

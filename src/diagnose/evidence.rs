@@ -239,21 +239,21 @@ pub(crate) fn applies(
 /// Whether every failing volume the case shows is a CSI one (a CSI driver's PV or inline
 /// volume, a `kubernetes.io~csi` path) and none an in-tree one: what a host mount helper says
 /// does not concern it.
-fn all_csi(hints: &Hints, accs: &Accs) -> bool {
+pub(crate) fn all_csi(hints: &Hints, accs: &Accs) -> bool {
+    let csi = |h: &VolumeHint| h.driver.is_some() && !h.in_tree;
+    // The failing volumes whose kind is known (a claim whose PV is not resolved there says
+    // nothing yet: the PV's own hint does).
     let failing: Vec<&VolumeHint> = accs
         .list
         .iter()
         .filter(|a| a.ruled_out.is_none())
         .filter_map(|a| a.ctx.as_ref()?.volume.as_ref())
+        .filter(|h| is_storage(h))
         .collect();
-    let csi = |h: &VolumeHint| h.driver.is_some() && !h.in_tree;
     if !failing.is_empty() {
         return failing.iter().all(|h| csi(h));
     }
-    let known: Vec<&VolumeHint> = hints
-        .all()
-        .filter(|h| h.driver.is_some() || h.in_tree)
-        .collect();
+    let known: Vec<&VolumeHint> = hints.all().filter(|h| is_storage(h)).collect();
     if !known.is_empty() {
         return known.iter().all(|h| csi(h));
     }
@@ -264,17 +264,37 @@ fn all_csi(hints: &Hints, accs: &Accs) -> bool {
     })
 }
 
+/// Whether a volume hint is storage a mount can fail on (a driver, a server, a path, a
+/// device, an image, a filesystem): not a Secret, ConfigMap, projected token or emptyDir,
+/// which the kubelet writes itself and no node fact bears on.
+fn is_storage(h: &VolumeHint) -> bool {
+    h.driver.is_some()
+        || h.server.is_some()
+        || h.path.is_some()
+        || h.rbd_image.is_some()
+        || h.fstype.is_some()
+        || h.fs != super::catalogue::FsFamily::Unknown
+        || !h.unique_names.is_empty()
+}
+
 /// Whether every volume the case shows is an in-tree one (`spec.nfs`, a `kubernetes.io~nfs`
 /// path) and none a CSI one: what concerns CSI node plugins alone (where they think the
 /// kubelet's root dir is) does not concern it.
 fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
     let mut any = false;
+    // A pod whose volumes are all the kubelet's own (Secret, ConfigMap, projected, emptyDir,
+    // hostPath): no claim that could be CSI.
+    let mut kubelet_only = true;
+    let mut seen = false;
     for h in hints.all() {
         if h.driver.is_some() && !h.in_tree {
             return false;
         }
-        any |= h.in_tree;
+        seen = true;
+        any |= h.in_tree && is_storage(h);
+        kubelet_only &= h.in_tree && h.pvc.is_none();
     }
+    any |= seen && kubelet_only;
     for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
         if ctx
             .volume

@@ -797,7 +797,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
     // Issue 26: the node's general facts never move what the objects prove, and a probe
     // measures from the right place.
     cases.push(Case {
-        pod: "csi-unregistered".into(),
+        pod: "csi-not-registered".into(),
         what: "the same, with --probe-node: the node lacks every mount helper, which a CSI plugin's mount never uses".into(),
         want: Want::Cause("csi_driver_not_registered"),
         probe_node: true,
@@ -1164,6 +1164,18 @@ fn real_stuck_pods_are_diagnosed() {
     // lower its confidence (the log also holds the pod's own lines, which may settle it).
     let kubelet_log =
         std::env::var("VOLMNT_REAL_KUBELET_LOG").unwrap_or_else(|_| "/var/log/kubelet.log".into());
+    // What each pod may be diagnosed as, by any of its cases (plain, or probed with the
+    // pod's own deciding fact): the node's evidence may settle a plain case into what its
+    // probed case expects, never into anything else.
+    let mut answers: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for c in &run {
+        let a = answers.entry(c.pod.as_str()).or_default();
+        match &c.want {
+            Want::Cause(w) => a.push(w),
+            Want::Open(ws) => a.extend(ws.iter().copied()),
+            Want::Ok => a.push("(none)"),
+        }
+    }
     let mut moved = Vec::new();
     let mut held = 0;
     for c in run.iter().filter(|c| !c.probe_node) {
@@ -1201,7 +1213,11 @@ fn real_stuck_pods_are_diagnosed() {
         for (what, extra) in variants {
             let got = top(&extra);
             held += 1;
-            if got.0 != base.0 || got.1 + 1e-9 < base.1 {
+            let same = got.0 == base.0 && got.1 + 1e-9 >= base.1;
+            let own_deciding_fact = got.0 != base.0
+                && got.1 + 1e-9 >= base.1
+                && answers[c.pod.as_str()].contains(&got.0.as_str());
+            if !same && !own_deciding_fact {
                 moved.push(format!(
                     "  {} + {what}: {} {:.2} -> {} {:.2}",
                     c.pod, base.0, base.1, got.0, got.1
