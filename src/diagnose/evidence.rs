@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::catalogue::{catalogue, EvidenceRule, Mounter};
+use super::catalogue::{catalogue, About, EvidenceRule, Mounter};
 use super::context::{Hints, VolumeHint};
 use super::facts;
 use super::findings::{Acc, Accs};
@@ -233,7 +233,16 @@ pub(crate) fn applies(
         .iter()
         .filter(|k| *k != "csi" && *k != "any")
         .collect();
-    families.is_empty() || kinds.is_empty() || families.iter().any(|k| kinds.contains(k.as_str()))
+    if families.is_empty() {
+        return true;
+    }
+    // What the volume is cannot be told (a pasted message alone): a fact about the pod's own
+    // device or server may still bear on it, a general fact of the node about one kind of
+    // storage (iscsid stopped, no cifs in the kernel) may not.
+    if kinds.is_empty() {
+        return !matches!(rule.about, About::Node | About::Kind);
+    }
+    families.iter().any(|k| kinds.contains(k.as_str()))
 }
 
 /// Whether every failing volume the case shows is a CSI one (a CSI driver's PV or inline

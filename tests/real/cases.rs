@@ -1190,6 +1190,14 @@ fn real_stuck_pods_are_diagnosed() {
                 "json",
             ];
             args.extend_from_slice(extra);
+            // Kept (as --save keeps it), to replay what moved.
+            let save = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join("real-saves/issue-26")
+                .join(format!("{}{}", c.pod, extra.first().copied().unwrap_or("")))
+                .to_string_lossy()
+                .into_owned();
+            let _ = std::fs::remove_dir_all(&save);
+            args.extend(["--save", save.as_str()]);
             let out = r.volmnt(&args);
             out.assert_no_panic();
             if !out.stdout.trim_start().starts_with('{') {
