@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::catalogue::{catalogue, About, EvidenceRule, Mounter};
+use super::catalogue::{catalogue, About, EvidenceRule, Mounter, RULE_KINDS};
 use super::context::{Hints, VolumeHint};
 use super::facts;
 use super::findings::{Acc, Accs};
@@ -107,7 +107,24 @@ pub fn apply_rule(case: &Case, hints: &Hints, accs: &mut Accs) {
 /// Apply every evidence rule to the findings under construction.
 pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     let cat = catalogue();
-    let kinds = kinds_of(hints, accs);
+    let mut kinds = kinds_of(hints, accs);
+    // Nothing tells what the volume is, but the operator pasted a node's transcript showing a
+    // helper missing (`ls -l /sbin/mount.nfs`): what they chose to show is what the ticket is
+    // about. The probe's search for every helper tells nothing of the kind.
+    if kinds.is_empty() {
+        if let Some(f) = case.node_facts.as_ref().filter(|f| {
+            f.provenance
+                .get("helpers")
+                .is_some_and(|p| !p.starts_with("node probe"))
+        }) {
+            kinds.extend(
+                f.helpers_missing
+                    .keys()
+                    .filter_map(|h| super::volume_kinds::client_of_program(h))
+                    .filter(|k| RULE_KINDS.contains(k)),
+            );
+        }
+    }
     // `for: [unknown]`: the rule also bears on a failure no message explained (no finding
     // at 0.5 or more that is not ruled out); its `supports` then names the suspect.
     let unexplained = !accs
