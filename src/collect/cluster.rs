@@ -35,7 +35,7 @@ pub use client::{Cluster, ConnectOptions};
 pub use completion::{names_for_completion, Names};
 pub(crate) use errors::network_cause;
 pub use errors::Access;
-pub use kubeconfig::context_names;
+pub use kubeconfig::{context_names, Overrides};
 pub use nodes::nodes_listing;
 pub use reads::{Fetch, PAGE};
 pub use refs::{event_from_core, event_from_v1, ClaimUser, PodRefs};
