@@ -255,6 +255,12 @@ async fn probe_node(
         case.notes.push(line);
         return;
     }
+    if let Err(e) = cluster.require_namespace(&args.probe_namespace).await {
+        let line = format!("--probe-node: the probe namespace (--probe-namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs", crate::model::node::DEFAULT_PROBE_NAMESPACE);
+        eprintln!("volmnt: {line}");
+        case.notes.push(line);
+        return;
+    }
     let opts = ExecOptions {
         namespace: args.probe_namespace.clone(),
         image: args.probe_image.clone(),

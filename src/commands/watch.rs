@@ -72,6 +72,10 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
         } else {
             Some(args.namespace.clone())
         };
+        // A misspelt namespace watches nothing, silently, for ever: refuse it at the start.
+        for ns in namespaces.iter().flatten() {
+            cluster.require_namespace(ns).await?;
+        }
         let metrics = Arc::new(Metrics::new());
         let bound = crate::sink::http::serve(args.listen, metrics.clone())
             .await

@@ -939,7 +939,8 @@ pub fn document(
         "fail"
     } else if summary.problems > 0 {
         "problem"
-    } else if summary.unreachable > 0 {
+    } else if summary.unreachable > 0 || nodes.is_empty() {
+        // Nothing checked is never a pass.
         "unreachable"
     } else {
         "pass"

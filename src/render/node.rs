@@ -205,7 +205,11 @@ pub fn junit_suites(doc: &NodeCheck) -> Vec<junit::Suite> {
                             case(
                                 r,
                                 junit::Outcome::Error {
-                                    message: format!("{name} could not be probed"),
+                                    message: if err.starts_with("not checked") {
+                                        format!("{name} was not checked")
+                                    } else {
+                                        format!("{name} could not be probed")
+                                    },
                                     text: err.clone(),
                                 },
                             )

@@ -244,7 +244,7 @@ pub(crate) fn api_error(what: &str, ns: &str, e: kube::Error) -> Error {
         kube::Error::Api(s) if s.code == 404 && s.message.contains("namespaces") => {
             Error::Unreachable(format!(
                 "{what}: namespace {ns} does not exist; `kubectl apply -f deploy/rbac.yaml` creates \
-                 namespace volmnt with the Role the probe needs (or pass --probe-namespace/-n)"
+                 namespace volmnt with the Role the probe needs (or name another probe namespace)"
             ))
         }
         kube::Error::Api(s) => Error::Unreachable(format!("{what}: {} ({} {})", s.message, s.code, s.reason)),
@@ -440,6 +440,11 @@ pub async fn node_exists(client: &Client, node: &str, timeout: Duration) -> Resu
     let api: Api<Node> = Api::all(client.clone());
     match tokio::time::timeout(timeout, api.get_metadata_opt(node)).await {
         Ok(Ok(n)) => Ok(n.is_some()),
+        // Reading nodes is volmnt-reader's, not the probe Role's.
+        Ok(Err(kube::Error::Api(s))) if s.code == 403 => Err(Error::Unreachable(format!(
+            "reading node {node}: not allowed by RBAC ({}); the ClusterRole volmnt-reader in deploy/rbac.yaml grants it",
+            s.message
+        ))),
         Ok(Err(e)) => Err(api_error(&format!("reading node {node}"), "", e)),
         Err(_) => Err(Error::Unreachable(format!(
             "reading node {node}: no answer within {timeout:?} (--request-timeout)"

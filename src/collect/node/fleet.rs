@@ -202,20 +202,48 @@ pub async fn check_all(
         }
     };
 
+    // The probe pods' namespace must exist (a typo would otherwise fail every node alike):
+    // said once, with the names closest to it; every node is then not checked (exit 3).
+    if transport == Transport::Exec {
+        let cluster = cluster.expect("connected for --exec");
+        if let Err(e) = cluster.require_namespace(&cluster.namespace).await {
+            return Err(Error::Unreachable(format!(
+                "the probe namespace (-n/--namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs",
+                crate::model::node::DEFAULT_PROBE_NAMESPACE
+            )));
+        }
+    }
     // A node name that is not in the cluster is a typo, not an unreachable node: refuse the
     // whole command (exit 2) before anything is created, with the names closest to it.
+    // A node whose existence could not even be read (no rights, no answer) is not checked,
+    // with its own reason; the others go on.
+    let mut unchecked: Vec<Checked> = Vec::new();
+    let mut targets = targets;
     if transport == Transport::Exec && !a.all {
         let cluster = cluster.expect("connected for --exec");
         let client = cluster.client();
         let mut missing = Vec::new();
-        for t in &targets {
-            if !exec::node_exists(&client, &t.address, a.request_timeout).await? {
-                missing.push(t.address.clone());
+        let mut readable = Vec::new();
+        for t in targets {
+            match exec::node_exists(&client, &t.address, a.request_timeout).await {
+                Ok(true) => readable.push(t),
+                Ok(false) => missing.push(t.address.clone()),
+                Err(e) => unchecked.push(Checked {
+                    target: t,
+                    elapsed: Duration::ZERO,
+                    run: Err(Error::Unreachable(format!("not checked: {e}"))),
+                    pods_on_node: None,
+                    exec: true,
+                }),
             }
         }
         if !missing.is_empty() {
             return Err(unknown_nodes(cluster, &missing).await);
         }
+        targets = readable;
+    }
+    if targets.is_empty() {
+        return Ok(unchecked);
     }
 
     let exec_opts = cluster.map(|c| ExecOptions {
@@ -230,7 +258,10 @@ pub async fn check_all(
     if transport == Transport::Exec && a.via_daemonset {
         let client = cluster.expect("connected for --exec").exec_client();
         let o = exec_opts.expect("exec options");
-        return via_daemonset(a, &client, targets, &o, &dsets, a.request_timeout).await;
+        let mut checked = via_daemonset(a, &client, targets, &o, &dsets, a.request_timeout).await?;
+        checked.extend(unchecked);
+        checked.sort_by_key(|c| c.target.display());
+        return Ok(checked);
     }
     if transport == Transport::Exec {
         let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
@@ -319,6 +350,7 @@ pub async fn check_all(
         }
     }
     let mut checked = checked;
+    checked.extend(unchecked);
     checked.sort_by_key(|c| c.target.display());
     Ok(checked)
 }
