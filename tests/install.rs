@@ -331,7 +331,11 @@ fn the_shipped_preflight_jobs_fail_closed_unless_told_otherwise() {
             ("gitlab", gitlab_check_script()),
         ] {
             let default = run_job(&script, dir.path(), "false", &[]);
-            assert_eq!(default == 0, code == 0, "{job}: volmnt exit {code} -> job {default}");
+            assert_eq!(
+                default == 0,
+                code == 0,
+                "{job}: volmnt exit {code} -> job {default}"
+            );
             let allowed = run_job(&script, dir.path(), "true", &[]);
             assert_eq!(
                 allowed == 0,

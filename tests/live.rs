@@ -455,6 +455,66 @@ fn a_slow_cluster_hits_the_request_timeout() {
     assert!(started.elapsed() < Duration::from_millis(2900));
 }
 
+/// Issue 29: the replay command `--save` writes reads only the save. Run as the README gives
+/// it, once the pod is gone from the cluster and with a kubeconfig that reaches that cluster in
+/// the environment, it still gives the live verdict (the old `doctor pod NAME -n NS
+/// --from-file DIR` read the cluster first, and failed once the pod was gone).
+#[test]
+fn the_saved_replay_command_reads_only_the_save() {
+    let live = Live::start("nfs-client-missing", "ops-test", Options::new());
+    let dir = TempDir::new("saved-replay");
+    let saved = dir.path().join("case");
+    let pod = "node1-nfs-test-547c4d7678-j6kwv";
+    let out = live.run(&[
+        "doctor",
+        "pod",
+        pod,
+        "-n",
+        "ops-test",
+        "-o",
+        "json",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let live_doc = out.json();
+    let readme = std::fs::read_to_string(saved.join("README.txt")).unwrap();
+    let line = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("Replay: "))
+        .expect("a Replay line");
+    assert!(
+        out.stderr.contains(line),
+        "stderr names the same command: {}",
+        out.stderr
+    );
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words[0], "volmnt", "{line}");
+    assert!(
+        words.contains(&"--offline") && !words.contains(&"-n"),
+        "{line}"
+    );
+    // The pod is gone, and the environment's kubeconfig reaches the cluster.
+    assert!(live.api.remove("Pod", Some("ops-test"), pod));
+    live.api.reset_requests();
+    let replay = run_cmd(
+        cmd()
+            .args(&words[1..])
+            .args(["-o", "json"])
+            .env("KUBECONFIG", &live.kubeconfig),
+        None,
+    );
+    assert_eq!(replay.code, 1, "{}", replay.stderr);
+    let doc = replay.json();
+    assert_eq!(doc["verdict"], live_doc["verdict"]);
+    assert_eq!(top(&doc)["cause"], top(&live_doc)["cause"]);
+    assert!(
+        live.api.requests().is_empty(),
+        "the replay asked the cluster: {:?}",
+        live.api.requests()
+    );
+}
+
 #[test]
 fn save_then_replay_gives_the_same_diagnosis_and_never_a_secret() {
     let live = Live::start("nfs-client-missing", "ops-test", Options::new());

@@ -515,14 +515,26 @@ fn a_missing_daemonset_controller_is_not_blamed_on_taints() {
     };
     let c = start(&nodes, opts);
     let out = c.run(&[
-        "node", "check", "--all", "--via", "daemonset", "--require", "nfs", "--timeout", "2s",
-        "-o", "json",
+        "node",
+        "check",
+        "--all",
+        "--via",
+        "daemonset",
+        "--require",
+        "nfs",
+        "--timeout",
+        "2s",
+        "-o",
+        "json",
     ]);
     assert_eq!(out.code, 3, "{out:#?}");
     let doc = out.json();
     for n in ["node-000", "node-001", "node-002"] {
         let err = node(&doc, n)["error"].as_str().unwrap();
-        assert!(err.contains("no DaemonSet controller acted on"), "{n}: {err}");
+        assert!(
+            err.contains("no DaemonSet controller acted on"),
+            "{n}: {err}"
+        );
         assert!(!err.contains("taint"), "{n}: {err}");
     }
     c.assert_nothing_left();

@@ -149,8 +149,7 @@ fn takes_separate_value(cmd: &clap::Command, word: &str) -> bool {
 
 /// Whether this (leaf) subcommand takes `--namespace`.
 fn takes_scope(c: &clap::Command) -> bool {
-    c.get_arguments()
-        .any(|a| a.get_long() == Some("namespace"))
+    c.get_arguments().any(|a| a.get_long() == Some("namespace"))
 }
 
 /// A pod's name as kubectl users write it: `web-0`, `pod/web-0`, `po/web-0`, `pods/web-0`.
@@ -158,9 +157,7 @@ fn takes_scope(c: &clap::Command) -> bool {
 pub fn pod_name(s: &str) -> Result<String, String> {
     match s.split_once('/') {
         None => Ok(s.to_string()),
-        Some((kind, name)) if POD_KINDS.contains(&kind) && !name.is_empty() => {
-            Ok(name.to_string())
-        }
+        Some((kind, name)) if POD_KINDS.contains(&kind) && !name.is_empty() => Ok(name.to_string()),
         Some((kind, _)) => Err(format!(
             "{s:?}: `doctor pod` takes a pod (NAME or pod/NAME), not a {kind}; \
              `volmnt doctor namespace -n NS` diagnoses every stuck pod of a namespace"
@@ -187,7 +184,15 @@ mod tests {
         );
         assert_eq!(
             norm(&["volmnt", "--namespace=shop", "-o", "json", "doctor", "ns"]),
-            ["volmnt", "-o", "json", "doctor", "ns", "--namespace", "shop"]
+            [
+                "volmnt",
+                "-o",
+                "json",
+                "doctor",
+                "ns",
+                "--namespace",
+                "shop"
+            ]
         );
         assert_eq!(
             norm(&["volmnt", "-nshop", "watch"]),
@@ -199,8 +204,26 @@ mod tests {
         );
         // A global flag's value is not taken for a subcommand.
         assert_eq!(
-            norm(&["volmnt", "--context", "doctor", "-n", "x", "doctor", "pod", "p"]),
-            ["volmnt", "--context", "doctor", "doctor", "pod", "--namespace", "x", "p"]
+            norm(&[
+                "volmnt",
+                "--context",
+                "doctor",
+                "-n",
+                "x",
+                "doctor",
+                "pod",
+                "p"
+            ]),
+            [
+                "volmnt",
+                "--context",
+                "doctor",
+                "doctor",
+                "pod",
+                "--namespace",
+                "x",
+                "p"
+            ]
         );
     }
 
@@ -234,7 +257,9 @@ mod tests {
         );
         assert_eq!(pod_name("pods/web-0").unwrap(), "web-0");
         assert_eq!(pod_name("web-0").unwrap(), "web-0");
-        assert!(pod_name("deployment/web").unwrap_err().contains("not a deployment"));
+        assert!(pod_name("deployment/web")
+            .unwrap_err()
+            .contains("not a deployment"));
     }
 
     use clap::Parser;

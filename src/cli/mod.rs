@@ -89,7 +89,12 @@ pub struct Connection {
     #[arg(long = "as", value_name = "USER", global = true)]
     pub as_user: Option<String>,
     /// Act as this group (repeatable; with --as)
-    #[arg(long = "as-group", value_name = "GROUP", global = true, requires = "as_user")]
+    #[arg(
+        long = "as-group",
+        value_name = "GROUP",
+        global = true,
+        requires = "as_user"
+    )]
     pub as_group: Vec<String>,
 }
 

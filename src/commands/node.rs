@@ -245,7 +245,11 @@ pub const EVERY_NODE: &str = "(every node)";
 
 /// Every node asked for, not checked, each with the reason: the nodes named, or one entry
 /// standing for every node when `--all` could not even list them.
-fn not_checked(a: &NodeCheckArgs, transport: Transport, e: &Error) -> Vec<crate::model::node::Checked> {
+fn not_checked(
+    a: &NodeCheckArgs,
+    transport: Transport,
+    e: &Error,
+) -> Vec<crate::model::node::Checked> {
     use crate::model::node::{Checked, ProbeTarget};
     let targets: Vec<ProbeTarget> = if a.local {
         vec![ProbeTarget {

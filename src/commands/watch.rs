@@ -187,6 +187,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
 fn refresh(metrics: &Metrics, collector: &mut Collector, cluster: &Cluster) {
     let s = collector.stats();
     metrics.set_synced(s.synced);
+    metrics.set_young(s.young);
     metrics.set_watch_failing(&s.cached, s.failing);
     metrics.set_cached(s.cached);
     metrics.set_watch_stats(s.restarts, s.errors);

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::report::{Diagnosis, Report, Step};
+use crate::model::report::{unsettled_rival, Diagnosis, Report, Step};
 
 /// Stuck pods sharing a cause and the object at its root.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,6 +16,12 @@ pub struct Group {
     pub root: String,
     /// The cause's title.
     pub title: String,
+    /// What is wrong with the root object, as the sample's verdict says it (`Secret shop/tls
+    /// does not exist`); `null` when its case does not name it.
+    pub at_fault: Option<String>,
+    /// The pod view's caveat, kept: `not settled: nfs_server_unreachable is as likely` when
+    /// the sample's evidence does not settle the cause; `null` when it does.
+    pub caveat: Option<String>,
     /// `namespace/name` of every pod in the group, sorted.
     pub pods: Vec<String>,
     pub nodes: Vec<String>,
@@ -51,6 +57,9 @@ pub fn group(reports: &[Report]) -> Vec<Group> {
             cause: f.cause.clone(),
             root: f.root.clone(),
             title: f.title.clone(),
+            at_fault: f.at_fault.clone(),
+            caveat: unsettled_rival(&r.findings)
+                .map(|s| format!("not settled: {} is as likely", s.cause)),
             pods: Vec::new(),
             nodes: Vec::new(),
             namespaces: Vec::new(),

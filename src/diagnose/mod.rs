@@ -13,9 +13,10 @@
 //!   holds it); `findings` (the accumulators) and `options`;
 //! - what the case says: `facts` and `evidence` (the differential), `steps` (commands for this
 //!   case and node), `safety`, `messages`; then `rules` (the correlation rules);
-//! - the report: `merge` (messages into findings, folding), `rank` (ranking and steps),
-//!   `verdict`; `fleet` and `node_check` apart.
+//! - the report: `at_fault` (what is wrong, the objects named), `merge` (messages into
+//!   findings, folding), `rank` (ranking and steps), `verdict`; `fleet` and `node_check` apart.
 
+mod at_fault;
 pub mod catalogue;
 pub mod classify;
 pub mod context;

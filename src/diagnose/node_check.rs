@@ -370,10 +370,13 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
 /// What to do first about a capability the node lacks, by what it lacks: the kernel first
 /// (no package of the helper brings a filesystem into a kernel), then the helper's install.
 fn fix_for(c: &Capability, facts: &NodeFacts) -> Option<String> {
-    let install = c.install.as_ref().and_then(|i| match (&i.package, &i.command) {
-        (Some(p), Some(cmd)) => Some(format!("install {p}: {cmd}")),
-        _ => i.advice.clone().map(|a| format!("{}: {a}", i.client_name)),
-    });
+    let install = c
+        .install
+        .as_ref()
+        .and_then(|i| match (&i.package, &i.command) {
+            (Some(p), Some(cmd)) => Some(format!("install {p}: {cmd}")),
+            _ => i.advice.clone().map(|a| format!("{}: {a}", i.client_name)),
+        });
     let kernel = facts
         .kernel
         .as_deref()
@@ -393,7 +396,10 @@ fn fix_for(c: &Capability, facts: &NodeFacts) -> Option<String> {
                 )
             };
             Some(match install {
-                Some(i) => format!("{first}; then {i} (the package alone cannot mount {})", c.volume),
+                Some(i) => format!(
+                    "{first}; then {i} (the package alone cannot mount {})",
+                    c.volume
+                ),
                 None => first,
             })
         }
@@ -1089,12 +1095,19 @@ mod tests {
                 && fix.contains("; then install nfs-common"),
             "{fix}"
         );
-        assert!(both.requirements[0].detail.contains(&fix), "{:?}", both.requirements[0]);
+        assert!(
+            both.requirements[0].detail.contains(&fix),
+            "{:?}",
+            both.requirements[0]
+        );
         f.helpers
             .insert("mount.nfs".into(), "/usr/sbin/mount.nfs".into());
         let kernel_only = analyze(&f, &[Requirement::Nfs], None);
         let fix = kernel_only.requirements[0].fix.clone().unwrap();
-        assert!(fix.contains("boot the node on a kernel") && !fix.contains("install nfs-common"), "{fix}");
+        assert!(
+            fix.contains("boot the node on a kernel") && !fix.contains("install nfs-common"),
+            "{fix}"
+        );
     }
 
     #[test]

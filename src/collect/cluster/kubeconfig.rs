@@ -127,7 +127,10 @@ pub(super) fn apply_overrides(
         ("--client-key", &o.client_key),
     ] {
         if let Some(p) = path.as_ref().filter(|p| !p.is_file()) {
-            return Err(Error::Usage(format!("{flag} {}: no such file", p.display())));
+            return Err(Error::Usage(format!(
+                "{flag} {}: no such file",
+                p.display()
+            )));
         }
     }
     if o.is_empty() {
@@ -302,7 +305,10 @@ mod tests {
         let c = cluster_of(&k, "c1");
         assert_eq!(c.server.as_deref(), Some("https://elsewhere:6443"));
         assert_eq!(c.insecure_skip_tls_verify, Some(true));
-        assert!(c.certificate_authority_data.is_none(), "insecure drops the file's CA");
+        assert!(
+            c.certificate_authority_data.is_none(),
+            "insecure drops the file's CA"
+        );
         let u = k.auth_infos.iter().find(|u| u.name == "u1").unwrap();
         let u = u.auth_info.as_ref().unwrap();
         // (secrecy's SecretString: its Debug never shows the value.)
@@ -322,7 +328,10 @@ mod tests {
         };
         let k = apply_overrides(Some(kc()), None, &o).unwrap().unwrap();
         let ctx = k.contexts[0].context.as_ref().unwrap();
-        assert_eq!((ctx.cluster.as_str(), ctx.user.as_deref()), ("c2", Some("u2")));
+        assert_eq!(
+            (ctx.cluster.as_str(), ctx.user.as_deref()),
+            ("c2", Some("u2"))
+        );
         assert_eq!(ctx.namespace.as_deref(), Some("shop"));
         let bad = Overrides {
             cluster: Some("c3".into()),

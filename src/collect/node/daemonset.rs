@@ -287,7 +287,9 @@ async fn probe_nodes(
                         match exec::started(p) {
                             Ok(true) => break p.clone(),
                             Ok(false) => {}
-                            Err(why) => return Err(Error::Unreachable(format!("node {node}: {why}"))),
+                            Err(why) => {
+                                return Err(Error::Unreachable(format!("node {node}: {why}")))
+                            }
                         }
                     }
                     if tokio::time::Instant::now() >= deadline {
@@ -300,7 +302,9 @@ async fn probe_nodes(
                             (None, Some(e)) => format!("the probe pods could not be read: {e}"),
                             (None, None) => no_pod_why
                                 .get_or_init(|| async {
-                                    let got = tokio::time::timeout(request_timeout, ds_api.get(name)).await;
+                                    let got =
+                                        tokio::time::timeout(request_timeout, ds_api.get(name))
+                                            .await;
                                     match got {
                                         Ok(Ok(ds)) => why_no_pod(&ds, started.elapsed()),
                                         _ => why_no_pod_unread(),
@@ -553,6 +557,9 @@ mod tests {
         }))
         .unwrap();
         let why = why_no_pod(&seen, Duration::from_secs(120));
-        assert!(why.contains("taint") && why.contains("2 node(s) got one"), "{why}");
+        assert!(
+            why.contains("taint") && why.contains("2 node(s) got one"),
+            "{why}"
+        );
     }
 }
