@@ -216,32 +216,13 @@ pub async fn check_all(
     // A node name that is not in the cluster is a typo, not an unreachable node: refuse the
     // whole command (exit 2) before anything is created, with the names closest to it.
     // A node whose existence could not even be read (no rights, no answer) is not checked,
-    // with its own reason; the others go on.
-    let mut unchecked: Vec<Checked> = Vec::new();
-    let mut targets = targets;
-    if transport == Transport::Exec && !a.all {
+    // with its own reason; the others go on. A name the cluster does not have is a usage error.
+    let (targets, unchecked) = if transport == Transport::Exec && !a.all {
         let cluster = cluster.expect("connected for --exec");
-        let client = cluster.client();
-        let mut missing = Vec::new();
-        let mut readable = Vec::new();
-        for t in targets {
-            match exec::node_exists(&client, &t.address, a.request_timeout).await {
-                Ok(true) => readable.push(t),
-                Ok(false) => missing.push(t.address.clone()),
-                Err(e) => unchecked.push(Checked {
-                    target: t,
-                    elapsed: Duration::ZERO,
-                    run: Err(Error::Unreachable(format!("not checked: {e}"))),
-                    pods_on_node: None,
-                    exec: true,
-                }),
-            }
-        }
-        if !missing.is_empty() {
-            return Err(unknown_nodes(cluster, &missing).await);
-        }
-        targets = readable;
-    }
+        readable_targets(cluster, targets, a.request_timeout).await?
+    } else {
+        (targets, Vec::new())
+    };
     if targets.is_empty() {
         return Ok(unchecked);
     }
@@ -353,6 +334,37 @@ pub async fn check_all(
     checked.extend(unchecked);
     checked.sort_by_key(|c| c.target.display());
     Ok(checked)
+}
+
+/// The named nodes that exist, and those whose existence could not be read (not checked, with
+/// why); a name the cluster does not have is a typo, not an unreachable node: the whole
+/// command is refused (exit 2) before anything is created, with the names closest to it.
+async fn readable_targets(
+    cluster: &Cluster,
+    targets: Vec<ProbeTarget>,
+    request_timeout: Duration,
+) -> Result<(Vec<ProbeTarget>, Vec<Checked>)> {
+    let client = cluster.client();
+    let mut missing = Vec::new();
+    let mut readable = Vec::new();
+    let mut unchecked = Vec::new();
+    for t in targets {
+        match exec::node_exists(&client, &t.address, request_timeout).await {
+            Ok(true) => readable.push(t),
+            Ok(false) => missing.push(t.address.clone()),
+            Err(e) => unchecked.push(Checked {
+                target: t,
+                elapsed: Duration::ZERO,
+                run: Err(Error::Unreachable(format!("not checked: {e}"))),
+                pods_on_node: None,
+                exec: true,
+            }),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(unknown_nodes(cluster, &missing).await);
+    }
+    Ok((readable, unchecked))
 }
 
 /// `--via daemonset`: every node's probe pod from one DaemonSet (collect::node::daemonset).
