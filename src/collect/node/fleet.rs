@@ -213,8 +213,6 @@ pub async fn check_all(
             )));
         }
     }
-    // A node name that is not in the cluster is a typo, not an unreachable node: refuse the
-    // whole command (exit 2) before anything is created, with the names closest to it.
     // A node whose existence could not even be read (no rights, no answer) is not checked,
     // with its own reason; the others go on. A name the cluster does not have is a usage error.
     let (targets, unchecked) = if transport == Transport::Exec && !a.all {
