@@ -755,13 +755,9 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
         } else {
             String::new()
         };
-        // What is wrong with the root object, as the pod view says it (the root named once),
+        // The root object and the cause (`-o json` has what is wrong with it, `at_fault`),
         // and the pod view's caveat when the evidence does not settle the cause.
-        let what = match &g.at_fault {
-            Some(a) if a.contains(g.root.as_str()) => a.clone(),
-            Some(a) => format!("{}: {a}", g.root),
-            None => format!("{}: {}", g.root, g.title),
-        };
+        let what = format!("{}: {}", g.root, g.title);
         let caveat = g
             .caveat
             .as_ref()

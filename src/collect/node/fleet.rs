@@ -208,7 +208,8 @@ pub async fn check_all(
         let cluster = cluster.expect("connected for --exec");
         if let Err(e) = cluster.require_namespace(&cluster.namespace).await {
             return Err(Error::Unreachable(format!(
-                "the probe namespace (-n/--namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs",
+                "namespace {} does not exist, so no probe pod can be created there (-n/--namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs",
+                cluster.namespace,
                 crate::model::node::DEFAULT_PROBE_NAMESPACE
             )));
         }
