@@ -755,9 +755,16 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
         } else {
             String::new()
         };
-        // The root object and the cause (`-o json` has what is wrong with it, `at_fault`),
-        // and the pod view's caveat when the evidence does not settle the cause.
-        let what = format!("{}: {}", g.root, g.title);
+        // The root object and the cause, then what is wrong with it as the pod view's verdict
+        // says it (`at_fault`, the root not repeated), and the pod view's caveat when the
+        // evidence does not settle the cause.
+        let what = match g.at_fault.as_deref() {
+            Some(a) => {
+                let rest = a.strip_prefix(g.root.as_str()).unwrap_or(a).trim_start();
+                format!("{}: {} ({rest})", g.root, g.title)
+            }
+            None => format!("{}: {}", g.root, g.title),
+        };
         let caveat = g
             .caveat
             .as_ref()
