@@ -203,25 +203,39 @@ pub async fn check_all(
     };
 
     // The probe pods' namespace must exist (a typo would otherwise fail every node alike):
-    // said once, with the names closest to it; every node is then not checked (exit 3).
-    if transport == Transport::Exec {
+    // said once, with the names closest to it; every node is then not checked (exit 3), each
+    // named in the report (issue 29: the CI preflight's JUnit names every node not checked).
+    let no_probe_namespace = if transport == Transport::Exec {
         let cluster = cluster.expect("connected for --exec");
-        if let Err(e) = cluster.require_namespace(&cluster.namespace).await {
-            return Err(Error::Unreachable(format!(
+        cluster.require_namespace(&cluster.namespace).await.err().map(|e| {
+            format!(
                 "namespace {} does not exist, so no probe pod can be created there (-n/--namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs",
                 cluster.namespace,
                 crate::model::node::DEFAULT_PROBE_NAMESPACE
-            )));
-        }
-    }
+            )
+        })
+    } else {
+        None
+    };
     // A node whose existence could not even be read (no rights, no answer) is not checked,
     // with its own reason; the others go on. A name the cluster does not have is a usage error.
-    let (targets, unchecked) = if transport == Transport::Exec && !a.all {
+    let (targets, mut unchecked) = if transport == Transport::Exec && !a.all {
         let cluster = cluster.expect("connected for --exec");
         readable_targets(cluster, targets, a.request_timeout).await?
     } else {
         (targets, Vec::new())
     };
+    if let Some(why) = no_probe_namespace {
+        eprintln!("volmnt: {why}");
+        unchecked.extend(targets.into_iter().map(|t| Checked {
+            target: t,
+            elapsed: Duration::ZERO,
+            run: Err(Error::Unreachable(format!("not checked: {why}"))),
+            pods_on_node: None,
+            exec: true,
+        }));
+        return Ok(unchecked);
+    }
     if targets.is_empty() {
         return Ok(unchecked);
     }
