@@ -285,7 +285,7 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
     let msg = ev["message"].as_str().unwrap();
     assert!(
         msg.starts_with(&format!(
-            "nfs_client_missing: Pod {NS}/{POD_A} on node1 is stuck: NFS client not installed"
+            "nfs_client_missing: Pod {NS}/{POD_A} on node1 is stuck: the NFS client (mount.nfs) is not installed on node node1"
         )),
         "{msg}"
     );
@@ -298,6 +298,14 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
         "{msg}"
     );
     assert!(!msg.contains("yum install"), "{msg}");
+    // The watch guide shows this very message (issue 29: the docs showed another format).
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide/watch.md"))
+            .unwrap();
+    assert!(
+        guide.contains(&format!("volmnt   {msg}\n")),
+        "docs/guide/watch.md does not show the Event the watch writes:\n{msg}"
+    );
 
     // kubelet keeps failing: the same Event is updated (count, lastTimestamp), never a second.
     let fm = failed_mounts(&c.api, POD_A);
