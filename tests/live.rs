@@ -1271,3 +1271,66 @@ fn doctor_namespace_reports_pods_with_failure_events_at_any_age_and_counts_the_r
         ok.stdout
     );
 }
+
+/// The `--flag`s a text names outside commands (backticks, `$ ` lines): the hints.
+fn hinted_flags(text: &str) -> Vec<String> {
+    let re = regex::Regex::new(r"--[a-z][a-z-]*[a-z]").unwrap();
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("$ ")) {
+        // Drop what is inside backticks: whole commands, which may name any command's flags.
+        let loose: String = line
+            .split('`')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.extend(re.find_iter(&loose).map(|m| m.as_str().to_string()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Issue 29: a hint names only flags the command takes. `doctor namespace` on pods stuck for
+/// days whose events are gone: the note on where the failure's words are left names `doctor
+/// pod ... --probe-node` as a whole command, never a bare --probe-node `doctor namespace` would
+/// refuse.
+#[test]
+fn hints_in_doctor_namespace_name_only_flags_it_takes() {
+    let mut c = FakeCluster::fixture("nfs-client-missing");
+    c.objects.retain(|o| o["kind"] != "Event");
+    let live = Live::with(c, "no-events", "ops-test", Options::new());
+    let out = live.run(&["doctor", "namespace", "-n", "ops-test", "-o", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    // Every note and line of what could not be read, in the document and in each report.
+    let doc = out.json();
+    let mut hints: Vec<String> = Vec::new();
+    let mut strings = |v: &Value| {
+        hints.extend(
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str().map(str::to_string)),
+        )
+    };
+    strings(&doc["notes"]);
+    for r in doc["reports"].as_array().unwrap() {
+        strings(&r["notes"]);
+        strings(&r["unavailable"]);
+    }
+    let hints = hints.join("\n");
+    assert!(
+        hints.contains(
+            "`volmnt doctor pod node1-nfs-test-547c4d7678-j6kwv -n ops-test --probe-node` reads it"
+        ),
+        "{hints}"
+    );
+    let help = live.run(&["doctor", "namespace", "--help"]).stdout;
+    for flag in hinted_flags(&format!("{hints}\n{}", out.stderr)) {
+        assert!(
+            help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
+            "doctor namespace names {flag}, which it does not take:\n{hints}"
+        );
+    }
+}

@@ -280,6 +280,7 @@ async fn probe_node(
             dmesg: args.probe_kernel_log,
         },
         syslog_capability: args.probe_kernel_log,
+        flags: crate::collect::node::exec::ProbeFlags::DOCTOR_POD,
     };
     let servers = nfs_servers(case);
     if !args.probe_nfs && !servers.is_empty() {

@@ -284,7 +284,7 @@ async fn probe_nodes(
                 let pod = loop {
                     let (pods, err) = rx.borrow_and_update().clone();
                     if let Some(p) = pods.get(node) {
-                        match exec::started(p) {
+                        match exec::started(p, o.flags) {
                             Ok(true) => break p.clone(),
                             Ok(false) => {}
                             Err(why) => {
@@ -493,6 +493,7 @@ mod tests {
             step_timeout_secs: 5,
             ask: Default::default(),
             syslog_capability: false,
+            flags: exec::ProbeFlags::NODE_CHECK,
         }
     }
 

@@ -248,6 +248,7 @@ pub async fn check_all(
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
         ask: Default::default(),
         syslog_capability: false,
+        flags: exec::ProbeFlags::NODE_CHECK,
     });
     if transport == Transport::Exec && a.via_daemonset {
         let client = cluster.expect("connected for --exec").exec_client();
