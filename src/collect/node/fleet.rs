@@ -130,18 +130,11 @@ async fn run_local(root: Option<PathBuf>, host_proc: bool, timeout: Duration) ->
     .map_err(|e| Error::Unreachable(format!("running the probe: {e}")))?
 }
 
-/// Probe every target (the nodes named, every node of the cluster with `all`, or this
-/// machine), at most `concurrency` at a time, each within `timeout`. The probe pods and
-/// DaemonSets created are recorded in `pods`/`dsets` so the caller deletes them on every path.
-/// `cluster` is connected when the transport is exec, or for `all`/`label`.
-pub async fn check_all(
-    a: &FleetOptions,
-    cluster: Option<&Cluster>,
-    pods: ProbePods,
-    dsets: daemonset::ProbeDaemonSets,
-) -> Result<Vec<Checked>> {
+/// What to probe: this machine (`--local`), the nodes named, or every node of the cluster
+/// (`--all`; over SSH, each at its InternalIP).
+async fn targets_of(a: &FleetOptions, cluster: Option<&Cluster>) -> Result<Vec<ProbeTarget>> {
     let transport = a.transport;
-    let targets: Vec<ProbeTarget> = match (transport, a.all) {
+    Ok(match (transport, a.all) {
         (Transport::Local, _) => vec![ProbeTarget {
             node: a.node_name.clone(),
             address: "local".into(),
@@ -200,7 +193,21 @@ pub async fn check_all(
             }
             t
         }
-    };
+    })
+}
+
+/// Probe every target (the nodes named, every node of the cluster with `all`, or this
+/// machine), at most `concurrency` at a time, each within `timeout`. The probe pods and
+/// DaemonSets created are recorded in `pods`/`dsets` so the caller deletes them on every path.
+/// `cluster` is connected when the transport is exec, or for `all`/`label`.
+pub async fn check_all(
+    a: &FleetOptions,
+    cluster: Option<&Cluster>,
+    pods: ProbePods,
+    dsets: daemonset::ProbeDaemonSets,
+) -> Result<Vec<Checked>> {
+    let transport = a.transport;
+    let targets = targets_of(a, cluster).await?;
 
     // The probe pods' namespace must exist (a typo would otherwise fail every node alike):
     // said once, with the names closest to it; every node is then not checked (exit 3), each
