@@ -227,6 +227,35 @@ fn every_documented_example_parses() {
     );
 }
 
+/// The examples that need no cluster (`--example`, `explain`, `completions`) run, and end as
+/// a diagnosis does: 0 or 1, never a usage or input error.
+#[test]
+fn every_documented_example_that_needs_no_cluster_runs() {
+    let offline: Vec<(String, Vec<String>)> = examples()
+        .into_iter()
+        .filter(|(_, w)| {
+            w.iter().any(|x| x == "--example")
+                || matches!(
+                    w.get(1).map(String::as_str),
+                    Some("explain" | "completions")
+                )
+        })
+        .filter(|(_, w)| !w.iter().any(|x| x == "-"))
+        .collect();
+    assert!(offline.len() >= 4, "{offline:?}");
+    for (where_, w) in offline {
+        let args: Vec<&str> = w[1..].iter().map(String::as_str).collect();
+        let out = run(&args);
+        out.assert_no_panic();
+        assert!(
+            out.code == 0 || out.code == 1,
+            "{where_}: exit {}\n{}",
+            out.code,
+            out.stderr
+        );
+    }
+}
+
 /// The report the README shows is the one this build prints.
 #[test]
 fn the_readme_report_is_what_this_build_prints() {
