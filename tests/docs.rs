@@ -443,3 +443,40 @@ fn the_status_values_in_the_docs_are_the_schemas() {
         "docs/reference.md's node check status values"
     );
 }
+
+/// The top-level fields the reference lists for each JSON document are the schema's (its
+/// properties, whatever the order).
+#[test]
+fn the_reference_lists_the_fields_of_each_document_as_the_schema_does() {
+    let schema: Value = serde_json::from_str(&read("schema/volmnt.schema.json")).unwrap();
+    let reference = read("docs/reference.md");
+    let row = regex::Regex::new(r"^\| `[a-z ]+` \| `([a-z_]+)` \| (.*) \|$").unwrap();
+    let parens = regex::Regex::new(r"\([^()]*\)").unwrap();
+    let field = regex::Regex::new(r"`([a-z_]+)`").unwrap();
+    let mut checked = 0;
+    for l in reference.lines() {
+        let Some(c) = row.captures(l) else { continue };
+        let (def, fields) = (&c[1], &c[2]);
+        // `explain` holds reports and `rbd unlock` is `rbd status` plus more: said in words.
+        if fields.starts_with("the same") || def == "explain" {
+            continue;
+        }
+        let top = parens.replace_all(fields, "");
+        let listed: Vec<String> = field
+            .captures_iter(&top)
+            .map(|c| c[1].to_string())
+            .collect();
+        let mut listed = listed;
+        listed.sort();
+        let mut properties: Vec<String> = schema["$defs"][def]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("schema $defs.{def} has properties"))
+            .keys()
+            .cloned()
+            .collect();
+        properties.sort();
+        assert_eq!(listed, properties, "docs/reference.md's fields of {def}");
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} documents checked");
+}
