@@ -480,3 +480,31 @@ fn the_reference_lists_the_fields_of_each_document_as_the_schema_does() {
     }
     assert!(checked >= 4, "{checked} documents checked");
 }
+
+/// Every metric the watch exports is in the watch guide's table (a histogram by its name).
+#[test]
+fn the_watch_guide_lists_every_metric() {
+    let source = read("src/sink/metrics.rs");
+    let guide = read("docs/guide/watch.md");
+    let re = regex::Regex::new(r#""(volmnt_[a-z_]+)"#).unwrap();
+    let mut names: Vec<String> = re
+        .captures_iter(&source)
+        .map(|c| {
+            let n = &c[1];
+            ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| n.strip_suffix(s))
+                .unwrap_or(n)
+                .to_string()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    assert!(names.len() >= 10, "{names:?}");
+    for n in names {
+        assert!(
+            guide.contains(&format!("| `{n}`")) || guide.contains(&format!("| `{n}{{")),
+            "docs/guide/watch.md does not list {n}"
+        );
+    }
+}
