@@ -174,7 +174,7 @@ impl Cluster {
         let (failing, young): (Vec<Pod>, Vec<Pod>) = young.into_iter().partition(|p| {
             warnings
                 .get(&(ns_of(p), p.metadata.name.clone().unwrap_or_default()))
-                .is_some_and(|evs| has_volume_failure(evs))
+                .is_some_and(has_volume_failure)
         });
         for p in &failing {
             let key = (ns_of(p), p.metadata.name.clone().unwrap_or_default());

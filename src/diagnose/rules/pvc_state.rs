@@ -364,7 +364,7 @@ fn scheduling_failure(case: &Case) -> Option<&str> {
                 .is_none_or(|o| o.kind.as_deref().is_none_or(|k| k == "Pod"))
         })
         .map(|e| e.message.as_str())
-        .last()
+        .next_back()
 }
 
 fn is_default(sc: &StorageClass) -> bool {
