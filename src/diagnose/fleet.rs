@@ -160,5 +160,33 @@ mod tests {
         assert_eq!(g[0].root, "Secret a/tls");
         assert_eq!(g[1].root, "Secret a/other");
         assert_eq!(nodes_phrase(&g[0].nodes), " on n1, n2");
+        // What is wrong with the root object, as the pod view's verdict says it.
+        assert_eq!(
+            g[0].at_fault.as_deref(),
+            Some("Secret a/tls does not exist"),
+            "{g:#?}"
+        );
+        assert_eq!(g[0].caveat, None);
+    }
+
+    /// Issue 29: where the pod view says "not settled yet", the group keeps the caveat.
+    #[test]
+    fn a_group_keeps_the_pod_views_caveat_when_the_cause_is_not_settled() {
+        let mut r = stuck(
+            "a",
+            "p1",
+            "n1",
+            r#"MountVolume.SetUp failed for volume "x" : secret "tls" not found"#,
+        );
+        let mut rival = r.findings[0].clone();
+        rival.cause = "nfs_server_unreachable".into();
+        r.findings[0].settled_by = None;
+        r.findings.push(rival);
+        let g = group(&[r]);
+        assert_eq!(
+            g[0].caveat.as_deref(),
+            Some("not settled: nfs_server_unreachable is as likely"),
+            "{g:#?}"
+        );
     }
 }
