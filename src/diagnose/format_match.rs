@@ -101,11 +101,20 @@ fn rfind(hay: &[u8], needle: &[u8], from: usize, to: usize) -> Option<usize> {
 }
 
 /// Whether the tail of a message (from the end of the last literal matched) can be the start
-/// of `gap` + `lit`: the message was cut there.
-fn cut_fits(tail: &[u8], gap: Option<Gap>, lit: &[u8]) -> bool {
+/// of `gap` + `lit`: the message was cut there. Behind a verb of anything, a message that says
+/// it was cut (`...`) may end anywhere in the gap; one that simply ends must end right after
+/// the last literal or inside the next one (3 of its bytes at least, or all of a shorter one):
+/// else `mount volume %s to %s timeout after %ds` would match any message holding
+/// `MountVolume` and a `to` (the rest "cut"), as would every format with a gap of anything.
+fn cut_fits(tail: &[u8], gap: Option<Gap>, lit: &[u8], marked: bool) -> bool {
     match gap {
         None => lit.starts_with(tail),
-        Some(Gap::Any) => tail.len() <= MAX_GAP,
+        Some(Gap::Any) => {
+            tail.len() <= MAX_GAP
+                && (marked
+                    || tail.is_empty()
+                    || (lit.len().min(3)..lit.len()).any(|k| k > 0 && tail.ends_with(&lit[..k])))
+        }
         Some(g) => {
             g.admits_start(tail)
                 || (1..=tail.len()).any(|k| g.admits(&tail[..k]) && lit.starts_with(&tail[k..]))
@@ -190,7 +199,7 @@ fn verify(fc: &FormatCatalogue, fi: usize, key: &MsgKey, a: usize) -> Option<For
                 prev_end = s + lit.len();
             }
             None => {
-                if !cut_fits(&k[prev_end..], gap, lit) {
+                if !cut_fits(&k[prev_end..], gap, lit, key.marked_cut) {
                     return None;
                 }
                 cut = true;

@@ -156,11 +156,31 @@ fn first_in<'a>(
     let Some(start) = inside.iter().map(|m| m.start).min() else {
         return Vec::new();
     };
-    let at_start: Vec<&FormatMatch> = inside.into_iter().filter(|m| m.start == start).collect();
-    let best = at_start.iter().map(|m| m.literal_len).max().unwrap_or(0);
-    at_start
+    // The formats that start first, and those that start inside what they matched: two
+    // readings of the same words, of which the one with more literal text wins (an optional
+    // prefix's `: ` must not let libmount's `mount: %s: mount failed: %m` start before, and
+    // so beat, mount-utils' `mount failed: %v Mounting command: %s ... Output: %s`).
+    let first_end = inside
+        .iter()
+        .filter(|m| m.start == start)
+        .max_by_key(|m| (m.literal_len, std::cmp::Reverse(m.end)))
+        .map_or(start, |m| m.end);
+    let rivals: Vec<&FormatMatch> = inside
         .into_iter()
+        .filter(|m| m.start == start || m.start < first_end)
+        .collect();
+    let best = rivals.iter().map(|m| m.literal_len).max().unwrap_or(0);
+    let Some(at) = rivals
+        .iter()
         .filter(|m| m.literal_len == best)
+        .map(|m| m.start)
+        .min()
+    else {
+        return Vec::new();
+    };
+    rivals
+        .into_iter()
+        .filter(|m| m.literal_len == best && m.start == at)
         .collect()
 }
 
@@ -355,7 +375,7 @@ impl Layers {
     pub fn printed_by(&self) -> Vec<PrintedBy> {
         let fc = formats();
         let mut out: Vec<PrintedBy> = Vec::new();
-        for l in &self.layers {
+        for (li, l) in self.layers.iter().enumerate() {
             for &fi in &l.formats {
                 let f = fc.format(fi);
                 let fam = fc.family_of(&f);
@@ -365,6 +385,7 @@ impl Layers {
                     at: f.at.to_string(),
                     layer: fam.layer.to_string(),
                     means: f.means_id.to_string(),
+                    layer_index: li,
                 };
                 if !out.contains(&p) {
                     out.push(p);

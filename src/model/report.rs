@@ -186,6 +186,9 @@ pub struct PrintedBy {
     /// A cause id, `wraps` (a reason from a layer below follows) or `symptom` (says that
     /// something failed, not why).
     pub means: String,
+    /// Which layer of the message it printed, 0 the outermost: format strings with the same
+    /// index are alternatives for one span (programs that print the same text).
+    pub layer_index: usize,
 }
 
 impl Evidence {
