@@ -66,7 +66,8 @@ const INNER_ONLY_CONFIDENCE: f64 = 0.5;
 ///    layer or inside it keeps its confidence (it carries context the format does not: the
 ///    filesystem family, look-alikes), and the same cause from both keeps the higher;
 /// 4. with no cause layer, the innermost `symptom` layer offers its program's symptom cause at
-///    [`SYMPTOM_LAYER_CONFIDENCE`] (a symptom cause stays a symptom).
+///    [`SYMPTOM_LAYER_CONFIDENCE`] (a symptom cause stays a symptom), and only when the patterns
+///    named nothing.
 pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers) {
     let cat = catalogue();
     let mut best = classify_patterns(text, ctx);
@@ -92,7 +93,14 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
             }
         }
     }
-    if let Some(d) = layers.decision() {
+    // 4. A symptom layer speaks only when the patterns found nothing: a symptom says that
+    // something failed, not why, and the patterns' reading carries its context (strerror's
+    // "Software caused connection abort" is errno's symptom; the patterns' csi_call_failed
+    // knows it came back from a CSI driver, and its suspects are the ones to offer).
+    let decision = layers
+        .decision()
+        .filter(|d| !d.by_symptom || best.is_empty());
+    if let Some(d) = decision {
         let layer = &layers.layers[d.layer];
         let quote = quote_around(text, layer.span.0, layer.span.1);
         let mut conf = if d.by_symptom {

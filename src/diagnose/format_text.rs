@@ -334,6 +334,49 @@ pub fn cut(prefix: &str, fmt: &str, suffix: &str) -> Cut {
     }
 }
 
+/// A piece of a format string as written: literal text, or a verb and what it prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    Lit(String),
+    Verb(Gap),
+}
+
+/// A format string as its pieces, in order (`%%` is a literal `%`): what a test renders with
+/// sample values for its verbs.
+pub fn pieces(text: &str) -> Vec<Piece> {
+    let s = text.as_bytes();
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] == b'%' {
+            if s.get(i + 1) == Some(&b'%') {
+                lit.push_str(&text[from..i + 1]);
+                i += 2;
+                from = i;
+                continue;
+            }
+            if let Some((g, n)) = verb_at(s, i + 1) {
+                lit.push_str(&text[from..i]);
+                if !lit.is_empty() {
+                    out.push(Piece::Lit(std::mem::take(&mut lit)));
+                }
+                out.push(Piece::Verb(g));
+                i += 1 + n;
+                from = i;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    lit.push_str(&text[from..]);
+    if !lit.is_empty() {
+        out.push(Piece::Lit(lit));
+    }
+    out
+}
+
 /// The words of a literal: what whitespace separates, each with two letters or more (a path
 /// or a dotted name is one word).
 fn words(lit: &str) -> usize {
@@ -406,6 +449,21 @@ mod tests {
         assert!(Gap::Hex.admits(b"0x1f"));
         assert!(Gap::Quoted.admits(b"\"pvc-1\""));
         assert!(!Gap::Quoted.admits(b"pvc-1"));
+    }
+
+    #[test]
+    fn a_format_renders_from_its_pieces() {
+        assert_eq!(
+            pieces("map %q: %d%% done: %v"),
+            [
+                Piece::Lit("map ".into()),
+                Piece::Verb(Gap::Quoted),
+                Piece::Lit(": ".into()),
+                Piece::Verb(Gap::Dec),
+                Piece::Lit("% done: ".into()),
+                Piece::Verb(Gap::Any),
+            ]
+        );
     }
 
     #[test]

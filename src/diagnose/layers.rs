@@ -36,6 +36,11 @@ pub struct Layer {
     pub span: (usize, usize),
     /// The message ended before the format's last literal.
     pub cut: bool,
+    /// The format ends in a literal, and the same line goes on with a word right after it
+    /// (`access denied` of `access denied by serve...`): the words may be the start of a longer
+    /// string that printed them (one cut short, or not in the catalogue), so what the format
+    /// means is less sure.
+    pub continues: bool,
     pub meaning: LayerMeaning,
     /// How deep it is: a layer inside another's wrapping verb (or after a `wraps` format with
     /// none, kubelet's `PREFIX for volume "X" : ERR`) is one deeper; a message that merely
@@ -68,6 +73,7 @@ pub struct Decision {
     pub by_symptom: bool,
     /// Other programs print the same text without meaning these causes.
     pub shared: bool,
+    /// The deciding layer was cut short, or its line goes on past it ([`Layer::continues`]).
     pub cut: bool,
 }
 
@@ -219,6 +225,17 @@ fn meaning_of(group: &[&FormatMatch]) -> LayerMeaning {
     }
 }
 
+/// Whether the line goes on with a word at byte `at` (after spaces, not after a line break).
+fn goes_on(text: &str, at: usize) -> bool {
+    let before = &text[..at.min(text.len())];
+    let gap = &before[before.trim_end().len()..];
+    !gap.contains('\n')
+        && text[at.min(text.len())..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric)
+}
+
 /// Where a program's layer stands on the way of a volume to a pod, from the top: what wraps
 /// what.
 fn rank(layer: &str) -> u8 {
@@ -294,6 +311,9 @@ pub fn split(text: &str) -> Layers {
             formats: group.iter().map(|m| m.format).collect(),
             span,
             cut: group.iter().all(|m| m.cut),
+            continues: first.wrap.is_none()
+                && fc.format(first.format).trailing.is_none()
+                && goes_on(text, span.1),
             meaning,
             depth,
         });
@@ -350,7 +370,7 @@ impl Layers {
                 ),
                 causes,
                 by_symptom: false,
-                cut: self.layers[i].cut,
+                cut: self.layers[i].cut || self.layers[i].continues,
             });
         }
         deepest(&|m| match m {
