@@ -153,6 +153,23 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
                 },
             );
         }
+        // 3. Whoever read the layer (the format string, or the patterns that matched in it),
+        // a pattern matched only in the layers around it does not beat its cause: ceph-csi's
+        // `failed to connect to cluster: %w` around mount.nfs' `access denied by server` is
+        // nfs_access_denied, not storage_backend_unreachable.
+        if !d.by_symptom {
+            let decided = best
+                .iter()
+                .filter(|c| d.causes.contains(&c.cause))
+                .map(|c| c.confidence)
+                .fold(0.0, f64::max);
+            for c in best.iter_mut() {
+                if !d.causes.contains(&c.cause) && c.at.1 <= layer.span.0 && c.confidence >= decided
+                {
+                    c.confidence = decided - OUTER_GAP;
+                }
+            }
+        }
     }
     best.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     (best, layers)
