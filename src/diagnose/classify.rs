@@ -74,7 +74,10 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
     let layers = split(text);
     // 1. The innermost layer's text alone: what only a veto over the layers around it kept
     // out is offered beside the whole message's answers, never above them.
-    if let Some(inner) = layers.layers.last() {
+    // The innermost layer: the deepest, and of messages as deep the first (mount.nfs' first
+    // line says why; `an incorrect mount option was specified` after it is its trailer).
+    let deepest = layers.layers.iter().map(|l| l.depth).max();
+    if let Some(inner) = layers.layers.iter().find(|l| Some(l.depth) == deepest) {
         let from = inner.span.0;
         if from > 0 {
             let cap = best
@@ -97,8 +100,14 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
     // something failed, not why, and the patterns' reading carries its context (strerror's
     // "Software caused connection abort" is errno's symptom; the patterns' csi_call_failed
     // knows it came back from a CSI driver, and its suspects are the ones to offer).
+    // A cause meaning that is itself a symptom cause (kubelet's `unmounted volumes=%v, ...: %w`
+    // means mount_timeout, which says only that a volume is stuck) is a symptom too.
     let decision = layers
         .decision()
+        .map(|mut d| {
+            d.by_symptom |= d.causes.iter().all(|&c| cat.causes[c].symptom);
+            d
+        })
         .filter(|d| !d.by_symptom || best.is_empty());
     if let Some(d) = decision {
         let layer = &layers.layers[d.layer];
