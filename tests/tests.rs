@@ -21,6 +21,7 @@ mod doctor;
 mod explain;
 mod fake_api;
 mod fleet;
+mod formats;
 mod install;
 mod live;
 mod man;
