@@ -827,10 +827,17 @@ fn a_saved_kubelet_log_adds_to_the_live_read_and_read_says_what_came_from_where(
     let r = out.json();
     let f = top(&r);
     assert_eq!(f["cause"], "rbd_lock_held");
-    // The kubelet's own words, from the file, beside the node status read live.
+    // The saved log is the kubelet's about pod UID 7e6c415a..., the Deployment's other replica
+    // (index-api-3362878852-pzxm8), not this pod (ad89c829...): its words are set aside and
+    // said so (issue 26); the node status read live decides.
     let ev = evidence(f);
-    assert!(ev.contains("is locked by other nodes"), "{ev}");
+    assert!(!ev.contains("is locked by other nodes"), "{ev}");
     assert!(ev.contains("still lists volume index-api-pv"), "{ev}");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("Set aside") && notes.contains("index-api-3362878852-pzxm8"),
+        "{notes}"
+    );
     let inputs = r["inputs"].to_string();
     assert!(inputs.contains("live: "), "{inputs}");
     assert!(inputs.contains("rbd-kubelet.log: kubelet log"), "{inputs}");
@@ -850,7 +857,10 @@ fn a_saved_kubelet_log_adds_to_the_live_read_and_read_says_what_came_from_where(
         "-o",
         "json",
     ]);
+    // Offline, the log (about the other replica) is all there is: nothing is about this pod,
+    // which is inconclusive (exit 1), never "no problem found".
     assert_eq!(off.code, 1, "{}", off.stderr);
+    assert_eq!(off.json()["status"], "inconclusive", "{}", off.stdout);
     assert!(live.api.requests().is_empty(), "--offline sent requests");
     assert!(!off.json()["inputs"].to_string().contains("live: "));
 }

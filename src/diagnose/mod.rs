@@ -75,6 +75,22 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
     // and nodes are set aside before anything reads them, and said in one line.
     let (owned, set_aside) = scope::own(case);
     let mut report = diagnose_owned(&owned, opts);
+    // Everything the input said was about other pods, and nothing of this pod's own is left
+    // (no pod object, no failure of its own): that is not "no problem found" (issue 26).
+    if report.status == report::Status::Ok && set_aside.total() > 0 && says_nothing_own(&owned) {
+        report.status = report::Status::Inconclusive;
+        report.diagnosis = report::Diagnosis::Inconclusive;
+        let who = report
+            .verdict
+            .split(':')
+            .next()
+            .unwrap_or("The pod")
+            .to_string();
+        report.verdict = format!(
+            "{who}: nothing in the input is about this pod; {} fact(s) about other pods, volumes, devices or nodes were set aside (give this pod's describe, events or kubelet lines)",
+            set_aside.total()
+        );
+    }
     if let Some(line) = set_aside.summary() {
         report.notes.push(line);
     }
@@ -87,6 +103,17 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
         })
         .collect();
     report
+}
+
+/// Whether a scoped case holds nothing of the pod's own to read: no pod object, no event, log
+/// line, plugin line, message or node fact.
+fn says_nothing_own(case: &Case) -> bool {
+    case.pod.is_none()
+        && case.events.is_empty()
+        && case.logs.is_empty()
+        && case.plugin_logs.is_empty()
+        && case.messages.is_empty()
+        && case.node_facts.is_none()
 }
 
 /// Diagnose a case whose facts are all the pod's own.

@@ -900,7 +900,10 @@ fn keep_lines(
     for l in lines {
         let n = identity::names(&l.message);
         match s.relevance(&n) {
-            Relevance::Own if !before_the_pod(s, l) => kept.push(l.clone()),
+            // A line naming the pod's own UID is the pod's whatever its klog time seems to say
+            // (klog prints no year and the node's local time): only a line tied by a device or
+            // a volume name can be about whatever used them before the pod existed.
+            Relevance::Own if names_own_uid(s, &n) || !before_the_pod(s, l) => kept.push(l.clone()),
             Relevance::Own => aside.add(kind, "from before the pod was created"),
             Relevance::Other(who) => aside.add(kind, who),
             // A later input's line not shown to be the pod's (a node's whole log added).
@@ -963,6 +966,11 @@ fn keep_plugin_lines(
         }
     }
     kept
+}
+
+/// Whether a text names the pod's own UID (unique to this pod object, unlike its name).
+fn names_own_uid(s: &Subject, n: &Names) -> bool {
+    n.pod_uids.iter().any(|u| s.names.pod_uids.contains(u))
 }
 
 /// A kubelet line with a klog time (`MMDD hh:mm:ss`) from before the pod was created: about
