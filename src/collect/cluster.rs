@@ -31,7 +31,7 @@ mod refs;
 mod stuck;
 
 pub use assemble::{assemble, CaseObjects, Shared};
-pub use client::{Cluster, ConnectOptions};
+pub use client::{Cluster, ConnectOptions, ReadTime};
 pub use completion::{names_for_completion, Names};
 pub(crate) use errors::network_cause;
 pub use errors::Access;
