@@ -389,6 +389,11 @@ pub struct Options {
     pub tls: bool,
     /// With `tls`: offer only `http/1.1` in ALPN (an apiserver behind a proxy without h2).
     pub http1_only: bool,
+    /// Continue tokens are opaque to clients: a server whose tokens are not the apiserver's
+    /// own encoding (an aggregated API, a proxy that rewrites them) refuses one it did not
+    /// issue with 400. Off: tokens are kube-apiserver's storage.EncodeContinue form, and one
+    /// that names a start key is honoured from that key, as the real server does.
+    pub opaque_continue: bool,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -485,6 +490,7 @@ impl Default for Options {
             bookmark_interval: Duration::from_secs(60),
             tls: false,
             http1_only: false,
+            opaque_continue: false,
         }
     }
 }
@@ -1396,6 +1402,8 @@ struct Shared {
     pod_logs: Mutex<PodLogs>,
     node_logs: Mutex<BTreeMap<String, NodeLogs>>,
     started: SystemTime,
+    /// Continue tokens issued (`Options::opaque_continue`).
+    issued: Mutex<BTreeSet<String>>,
 }
 
 /// A self-signed certificate for 127.0.0.1 and the acceptor built on it.
@@ -1566,6 +1574,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         h2: AtomicUsize::new(0),
         pod_logs: Mutex::new(pod_logs),
         node_logs: Mutex::new(node_logs),
+        issued: Mutex::new(BTreeSet::new()),
         started: SystemTime::now(),
     });
     (listener, shared)
@@ -2231,6 +2240,20 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let mut start: Option<String> = None;
     let mut list_rv = state.rv;
     if let Some(token) = call.q("continue").filter(|t| !t.is_empty()) {
+        if shared.opts().opaque_continue
+            && !shared
+                .issued
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(token)
+        {
+            return Err(status(
+                400,
+                "BadRequest",
+                "invalid continue token: not a token this server issued",
+                None,
+            ));
+        }
         let (key, rv) = decode_continue(token).map_err(|e| {
             status(
                 400,
@@ -2291,10 +2314,15 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let mut extra = Map::new();
     if more > 0 {
         let last = &items.last().expect("limit > 0").0;
-        extra.insert(
-            "continue".into(),
-            json!(encode_continue(&format!("{last}\u{0}"), list_rv as i64)),
-        );
+        let token = encode_continue(&format!("{last}\u{0}"), list_rv as i64);
+        if shared.opts().opaque_continue {
+            shared
+                .issued
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(token.clone());
+        }
+        extra.insert("continue".into(), json!(token));
         if sel.is_empty() {
             extra.insert("remainingItemCount".into(), json!(more));
         }
