@@ -105,6 +105,15 @@ def ts(t):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
+def pod_name(i):
+    """One pod in 4 (app-NNNNN) also mounts one of the SHARED ReadWriteMany claims, as the
+    replicas of a big Deployment share an NFS claim; the others are web-NNNNN."""
+    return f"app-{i:05d}" if i % 4 == 0 else f"web-{i:05d}"
+
+
+SHARED = 20  # shared claims data-00 .. data-19, each bound to an NFS PV
+
+
 def stuck_index(i):
     """Pod web-i is stuck (Pending/ContainerCreating, inline NFS, FailedMount events) when this
     holds: one pod in 16, whatever --pods is, so growing 5,000 to 50,000 keeps the first ones."""
@@ -137,26 +146,45 @@ def populate(a):
         "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n, BENCH: "true"}},
         "status": {"nodeInfo": {"osImage": "Ubuntu 22.04.4 LTS", "kubeletVersion": "v1.36.2"}},
     }), nodes)
-    have = set(n for n in list_names(f"/api/v1/namespaces/{NS}/pods") if n.startswith("web-"))
-    want = {f"web-{i:05d}" for i in range(a.pods)}
+    # The shared claims, bound ahead to NFS PVs (the PV controller completes the binding).
+    def shared(k):
+        api("POST", "/api/v1/persistentvolumes", {
+            "metadata": {"name": f"bench-data-{k:02d}", "labels": {BENCH: "true"}},
+            "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteMany"],
+                     "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
+                     "claimRef": {"namespace": NS, "name": f"data-{k:02d}"},
+                     "nfs": {"server": "10.20.0.6", "path": f"/exports/data-{k:02d}"}}})
+        api("POST", f"/api/v1/namespaces/{NS}/persistentvolumeclaims", {
+            "metadata": {"name": f"data-{k:02d}", "labels": {BENCH: "true"}},
+            "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": f"bench-data-{k:02d}",
+                     "resources": {"requests": {"storage": "10Gi"}}}})
+
+    parallel(shared, range(SHARED))
+    have = set(n for n in list_names(f"/api/v1/namespaces/{NS}/pods") if n[:4] in ("web-", "app-"))
+    want = {pod_name(i) for i in range(a.pods)}
     extra = sorted(have - want)
     parallel(lambda n: api("DELETE", f"/api/v1/namespaces/{NS}/pods/{n}?gracePeriodSeconds=0"), extra,
              workers=a.workers)
 
     def pod(i):
-        name = f"web-{i:05d}"
+        name = pod_name(i)
         if name in have:
             return
         node = nodes[i % len(nodes)]
         stuck = stuck_index(i)
         vol = ({"name": "share", "nfs": {"server": "10.20.0.5", "path": f"/exports/{i % 20}"}}
                if stuck else {"name": "cache", "emptyDir": {}})
+        volumes = [vol]
+        mounts = [{"name": vol["name"], "mountPath": "/data"}]
+        if i % 4 == 0:
+            volumes.append({"name": "shared", "persistentVolumeClaim": {"claimName": f"data-{i // 4 % SHARED:02d}"}})
+            mounts.append({"name": "shared", "mountPath": "/shared"})
         spec = {
             "nodeName": node,
             "automountServiceAccountToken": False,
             "containers": [{"name": "web", "image": "busybox:1.36", "imagePullPolicy": "IfNotPresent",
-                            "volumeMounts": [{"name": vol["name"], "mountPath": "/data"}]}],
-            "volumes": [vol],
+                            "volumeMounts": mounts}],
+            "volumes": volumes,
         }
         code, _ = api("POST", f"/api/v1/namespaces/{NS}/pods",
                       {"metadata": {"name": name, "labels": {"app": "web", BENCH: "true"}}, "spec": spec})
@@ -187,9 +215,9 @@ def populate(a):
     per_stuck = 5
     events = {}
     for i in stuck:
-        obj = {"kind": "Pod", "namespace": NS, "name": f"web-{i:05d}", "apiVersion": "v1"}
+        obj = {"kind": "Pod", "namespace": NS, "name": pod_name(i), "apiVersion": "v1"}
         for k in range(per_stuck):
-            events[f"web-{i:05d}.f{k}"] = (obj, "Warning", "FailedMount",
+            events[f"{pod_name(i)}.f{k}"] = (obj, "Warning", "FailedMount",
                 f'MountVolume.SetUp failed for volume "share" : mount failed: exit status 32\n'
                 f'Mounting command: mount\nMounting arguments: -t nfs 10.20.0.5:/exports/{i % 20} '
                 f'/var/lib/kubelet/pods/{i:08d}-0000-4000-8000-000000000000/volumes/kubernetes.io~nfs/share\n'
@@ -206,10 +234,10 @@ def populate(a):
             ("Started", "Normal", "Started container web"),
             ("BackOff", "Warning", "Back-off restarting failed container web in pod web"),
         ][(i + r) % 4]
-        events[f"web-{i:05d}.n{r}"] = ({"kind": "Pod", "namespace": NS, "name": f"web-{i:05d}", "apiVersion": "v1"},
-                                       typ, reason, msg)
+        events[f"{pod_name(i)}.n{r}"] = ({"kind": "Pod", "namespace": NS, "name": pod_name(i), "apiVersion": "v1"},
+                                         typ, reason, msg)
         k += 1
-    have = set(n for n in list_names(f"/api/v1/namespaces/{NS}/events") if n.startswith("web-"))
+    have = set(n for n in list_names(f"/api/v1/namespaces/{NS}/events") if n[:4] in ("web-", "app-"))
     extra = sorted(have - set(events))
     parallel(lambda n: api("DELETE", f"/api/v1/namespaces/{NS}/events/{n}"), extra, workers=a.workers)
 
@@ -342,6 +370,10 @@ def clean(a):
     api("DELETE", f"/apis/apps/v1/namespaces/{NS}/daemonsets/bench-csi-node", ok=(200, 202, 404))
     parallel(lambda k: api("DELETE", f"/api/v1/namespaces/{NS}/persistentvolumeclaims/vol20-{k:02d}"), range(20))
     parallel(lambda k: api("DELETE", f"/api/v1/persistentvolumes/bench-vol20-{k:02d}"), range(20))
+    if not kinds_only:
+        parallel(lambda k: api("DELETE", f"/api/v1/namespaces/{NS}/persistentvolumeclaims/data-{k:02d}"),
+                 range(SHARED))
+        parallel(lambda k: api("DELETE", f"/api/v1/persistentvolumes/bench-data-{k:02d}"), range(SHARED))
     for n in ("down-nfs.f0", "down-nfs.f1", "down-nfs.f2"):
         api("DELETE", f"/api/v1/namespaces/{NS}/events/{n}")
     api("DELETE", f"/api/v1/nodes/{DOWN_NODE}")
@@ -433,25 +465,53 @@ def bench_namespace(a):
     report(walls, rss, "kubectl get pods,events -A -o json", codes)
 
 
-def bench_watch(a):
-    """Start volmnt watch -A; time the 'synced' log line and every stuck pod's Event."""
-    _, l = api("GET", f"/api/v1/namespaces/{NS}/pods?fieldSelector=status.phase%3DPending")
-    stuck = {p["metadata"]["name"] for p in l["items"]}
-    results = []
-    for r in range(a.runs):
-        # A clean slate: no VolumeDiagnosis Event, no Lease.
-        _, ev = api("GET", f"/api/v1/namespaces/{NS}/events?fieldSelector=reason%3DVolumeDiagnosis")
-        parallel(lambda e: api("DELETE", f"/api/v1/namespaces/{NS}/events/{e['metadata']['name']}"), ev["items"])
-        api("DELETE", f"/api/v1/namespaces/{NS}/leases/volmnt-watch", ok=(200, 404))
-        env = dict(os.environ, KUBECONFIG=KUBECONFIG)
-        t0 = time.perf_counter()
-        p = subprocess.Popen([VOLMNT, "watch", "-A", "--min-age", "1m", "--listen", "127.0.0.1:0",
-                              "--lease-namespace", NS, "-o", "json"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-        synced = created = None
-        seen = set()
+def watch_once(binary, stuck, timeout):
+    """One volmnt watch -A from start: (seconds to the cache synced, seconds to every stuck
+    pod's Event written, peak RSS MiB, RSS MiB at that moment)."""
+    # A clean slate: no VolumeDiagnosis Event, no Lease.
+    names = [n for n in list_names(f"/api/v1/namespaces/{NS}/events?fieldSelector=reason%3DVolumeDiagnosis")]
+    parallel(lambda n: api("DELETE", f"/api/v1/namespaces/{NS}/events/{n}"), names, workers=16)
+    api("DELETE", f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases/volmnt-watch", ok=(200, 404))
+    env = dict(os.environ, KUBECONFIG=KUBECONFIG)
+    t0 = time.perf_counter()
+    # -l: the pods of the population only, so that no Event is written into the other
+    # namespaces of this shared cluster (every pod of volmnt-bench carries the label; the other
+    # resources are watched cluster-wide as -A alone watches them).
+    p = subprocess.Popen([binary, "watch", "-A", "-l", f"{BENCH}=true", "--min-age", "1m",
+                          "--listen", "127.0.0.1:0", "--lease-namespace", NS, "-o", "json"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    synced = created = None
+    seen = set()
+    hwm = rss = 0.0
+
+    def mem():
+        nonlocal hwm, rss
+        try:
+            for l2 in open(f"/proc/{p.pid}/status"):
+                if l2.startswith("VmHWM:"):
+                    hwm = int(l2.split()[1]) / 1024
+                if l2.startswith("VmRSS:"):
+                    rss = int(l2.split()[1]) / 1024
+        except OSError:
+            pass
+
+    # The pipe is read on a thread so that the time limit holds even when nothing is logged.
+    lines = []
+    done = threading.Event()
+
+    def reader():
         for line in p.stderr:
-            now = time.perf_counter() - t0
+            lines.append((time.perf_counter() - t0, line))
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    i = 0
+    while time.perf_counter() - t0 < timeout and created is None:
+        time.sleep(0.05)
+        mem()
+        while i < len(lines):
+            now, line = lines[i]
+            i += 1
             msg = json.loads(line).get("msg", "") if line.startswith("{") else line
             if synced is None and "watch cache synced" in msg:
                 synced = now
@@ -461,24 +521,38 @@ def bench_watch(a):
                 if stuck <= seen:
                     created = now
                     break
-            if now > 120:
-                break
-        rss = 0
-        try:
-            for l2 in open(f"/proc/{p.pid}/status"):
-                if l2.startswith("VmHWM:"):
-                    rss = int(l2.split()[1]) / 1024
-        except OSError:
-            pass
-        p.terminate()
-        p.wait()
-        results.append((synced, created, rss))
-        print(f"  run {r + 1}: cache synced {synced:.2f} s, all {len(stuck)} stuck pods' Events written "
-              f"{created if created is None else round(created, 2)} s, peak RSS {rss:.1f} MiB", file=sys.stderr)
-    s = statistics.median(x[0] for x in results)
-    c = statistics.median(x[1] for x in results if x[1] is not None)
-    print(f"watch -A over {NS}: median synced {s:.2f} s, every stuck pod's Event written {c:.2f} s "
-          f"({len(stuck)} stuck), peak RSS {max(x[2] for x in results):.1f} MiB")
+        if done.is_set() and i >= len(lines):
+            break
+    mem()
+    p.terminate()
+    p.wait()
+    return synced, created, hwm, rss, len(seen)
+
+
+def bench_watch(a):
+    """Start volmnt watch -A (and --base, in turn); time the 'synced' log line and every stuck
+    pod's Event; peak RSS, and RSS once every Event is written."""
+    stuck = {n for n in list_names(f"/api/v1/namespaces/{NS}/pods?fieldSelector=status.phase%3DPending"
+                                   f"&labelSelector={BENCH.replace('/', '%2F')}%3Dtrue")}
+    bins = {"volmnt watch -A": VOLMNT}
+    if a.base:
+        bins = {"volmnt watch -A (base)": a.base, **bins}
+    print(f"watch -A, {a.runs} paired rounds, {len(stuck)} stuck pods in {NS}; {setting()}")
+    results = {k: [] for k in bins}
+    for r in range(a.runs):
+        for k, b in bins.items():
+            synced, created, hwm, rss, seen = watch_once(b, stuck, a.timeout)
+            results[k].append((synced, created, hwm, rss))
+            fmt = lambda x: "never" if x is None else f"{x:.2f} s"
+            print(f"  run {r + 1} {k}: cache synced {fmt(synced)}, every stuck pod's Event written {fmt(created)} "
+                  f"({seen} of {len(stuck)}), peak RSS {hwm:.1f} MiB, RSS then {rss:.1f} MiB", flush=True)
+    for k, rs in results.items():
+        med = lambda xs: statistics.median(xs) if xs else float("nan")
+        s = med([x[0] for x in rs if x[0] is not None])
+        c = med([x[1] for x in rs if x[1] is not None])
+        print(f"{k}: median synced {s:.2f} s, every Event written {c:.2f} s "
+              f"({sum(1 for x in rs if x[1] is None)} run(s) not done within {a.timeout:.0f} s), "
+              f"peak RSS max {max(x[2] for x in rs):.1f} MiB, RSS then median {med([x[3] for x in rs]):.1f} MiB")
 
 
 def main():

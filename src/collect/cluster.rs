@@ -28,6 +28,7 @@ mod not_found;
 mod pod;
 mod reads;
 mod refs;
+mod slim;
 mod stuck;
 
 pub use assemble::{assemble, CaseObjects, Shared};
@@ -39,4 +40,5 @@ pub use kubeconfig::context_names;
 pub use nodes::nodes_listing;
 pub use reads::{Fetch, PAGE};
 pub use refs::{event_from_core, event_from_v1, ClaimUser, PodRefs};
+pub use slim::ClaimPod;
 pub use stuck::is_stuck;

@@ -55,8 +55,10 @@ pub(super) fn list_label(access: Access<'_>, params: &ListParams) -> String {
         s.push(' ');
         s.push_str(sel);
     }
-    if params.resource_version.as_deref() == Some("0") {
-        s.push_str(" (cache)");
+    match params.resource_version.as_deref() {
+        Some("0") => s.push_str(" (cache)"),
+        Some(_) => s.push_str(" (cache, pages)"),
+        None => {}
     }
     if params.continue_token.is_some() {
         s.push_str(" (next page)");
@@ -136,6 +138,29 @@ impl Cluster {
         K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
     {
         self.list_pages(api, params.match_any(), access, keep).await
+    }
+
+    /// LIST in pages answered by the watch cache: `resourceVersionMatch=NotOlderThan` (any
+    /// data at least as new as version 1, which the server answers from its cache, honouring
+    /// `limit`, where a default list would read etcd); the next pages follow the continue
+    /// token (from the cache's snapshot of that version on servers that keep them, v1.34 on;
+    /// from etcd at that version before). For lists too big for one answer: every pod or claim
+    /// of a cluster.
+    pub async fn list_cached<K>(
+        &self,
+        api: Api<K>,
+        params: ListParams,
+        access: Access<'_>,
+        keep: impl FnMut(&K) -> bool,
+    ) -> Result<Fetch<Vec<K>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let params = params
+            .matching(kube::api::VersionMatch::NotOlderThan)
+            .at("1")
+            .limit(PAGE);
+        self.list_pages(api, params, access, keep).await
     }
 
     async fn list_pages<K>(
@@ -253,9 +278,13 @@ impl Cluster {
         K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
     {
         let mut out = Vec::new();
-        let mut params = ListParams::default().limit(PAGE);
+        // Metadata only, from the watch cache (as `list_cached`).
+        let mut params = ListParams::default()
+            .matching(kube::api::VersionMatch::NotOlderThan)
+            .at("1")
+            .limit(PAGE);
         loop {
-            let action = format!("listing {}", access.resource);
+            let action = format!("{} (metadata)", list_label(access, &params));
             let page = match self.timed(&action, api.list_metadata(&params)).await? {
                 Ok(p) => p,
                 Err(kube::Error::Api(s)) if s.code == 403 => {
