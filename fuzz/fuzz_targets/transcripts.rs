@@ -1,4 +1,4 @@
-//! A node's command transcripts (src/parse/transcripts.rs): the first line is taken as the
+//! A node's command transcripts (src/parse/transcripts/): the first line is taken as the
 //! command (as a prompt gives it), the rest as its output; every format is tried on the output,
 //! by the command's kind and by its shape, into one set of facts, then merged into another.
 #![no_main]

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::error::{Error, Result};
-use crate::model::{Case, LogLine, NodeFacts, Origin, RawMessage, RbdImageState};
+use crate::model::{Case, Event, LogLine, NodeFacts, Origin, RawMessage, RbdImageState};
 use crate::parse::objects::KubeObject;
 use crate::parse::{describe, events, klog, objects, rbd, transcripts};
 
@@ -731,251 +731,448 @@ fn add_node_transcript(
     }
 }
 
-/// Recognise one section and add it; `Ok(None)` when it is not something volmnt reads.
-fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<String>> {
-    let text: &str = &s.body;
-    let cmd = s.command.as_deref().unwrap_or("");
-    let image = RBD_IMAGE_ARG.captures(cmd).map(|c| c[1].to_string());
-    let trimmed = text.trim_start();
-    let offset = s.first_line.saturating_sub(1);
-    let ctx = |mut e: crate::error::ParseError| {
-        e.line = e.line.map(|l| l + offset);
+/// One section as the section readers see it.
+struct SectionInput<'a> {
+    label: &'a str,
+    /// The prompt's command, if any.
+    command: Option<&'a str>,
+    /// The command, `""` without a prompt.
+    cmd: &'a str,
+    text: &'a str,
+    trimmed: &'a str,
+    /// The rbd image the command names (`rbd lock ls pool/image`).
+    image: Option<String>,
+    /// Lines of the input before the section's body.
+    offset: usize,
+}
+
+impl<'a> SectionInput<'a> {
+    fn new(label: &'a str, s: &'a Section) -> SectionInput<'a> {
+        let text: &str = &s.body;
+        let cmd = s.command.as_deref().unwrap_or("");
+        SectionInput {
+            label,
+            command: s.command.as_deref(),
+            cmd,
+            text,
+            trimmed: text.trim_start(),
+            image: RBD_IMAGE_ARG.captures(cmd).map(|c| c[1].to_string()),
+            offset: s.first_line.saturating_sub(1),
+        }
+    }
+
+    /// A parser's error, at the input's line.
+    fn error(&self, mut e: crate::error::ParseError) -> Error {
+        e.line = e.line.map(|l| l + self.offset);
         Error::Parse {
-            context: label.to_string(),
+            context: self.label.to_string(),
             source: e,
         }
-    };
+    }
+}
 
-    if cmd.contains("rbd lock")
-        || trimmed.starts_with("There is ")
-        || trimmed.starts_with("There are ")
+/// What a section reader made of a section.
+enum Took {
+    /// Read: what it was.
+    Read(String),
+    /// Not this reader's: the next one is asked.
+    Pass,
+    /// Not something volmnt reads: no later reader is asked.
+    Unread,
+}
+
+/// A section reader: an `Err` is the section's (it names the input and line).
+type SectionReader = fn(&mut Case, &SectionInput) -> Result<Took>;
+
+/// The section readers, in the order they are asked; the first that reads a section has it.
+/// The order is a priority: a reader that recognises more loosely comes after the ones it
+/// would take sections from.
+const SECTION_READERS: &[SectionReader] = &[
+    rbd_lock_list,
+    rbd_status,
+    node_transcript_by_command,
+    empty_output,
+    kubectl_tables,
+    saved_case_facts,
+    kubelet_log,
+    objects_section,
+    describe_pod,
+    describe_pvc,
+    describe_node,
+    describe_pv,
+    event_table,
+    event_rows,
+    node_transcript_by_shape,
+    chosen_fields_refused,
+    structured_not_kubernetes_refused,
+    raw_failure_message,
+];
+
+/// Recognise one section and add it; `Ok(None)` when it is not something volmnt reads.
+fn add_section(case: &mut Case, label: &str, s: &Section) -> Result<Option<String>> {
+    let input = SectionInput::new(label, s);
+    for read in SECTION_READERS {
+        match read(case, &input)? {
+            Took::Read(what) => return Ok(Some(what)),
+            Took::Unread => return Ok(None),
+            Took::Pass => {}
+        }
+    }
+    Ok(None)
+}
+
+/// `rbd lock ls`: the image's locks (nothing printed: no lock).
+fn rbd_lock_list(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !(s.cmd.contains("rbd lock")
+        || s.trimmed.starts_with("There is ")
+        || s.trimmed.starts_with("There are "))
     {
-        let mut state = if trimmed.is_empty() {
-            RbdImageState::default() // `rbd lock ls` prints nothing when there is no lock
-        } else {
-            rbd::parse_lock_list(text).map_err(ctx)?
-        };
-        state.image = state.image.or(image);
-        let n = state.locks.len();
-        merge_rbd(case, state);
-        return Ok(Some(format!("rbd lock list ({n} lock(s))")));
+        return Ok(Took::Pass);
     }
-    if cmd.contains("rbd status")
-        || trimmed.starts_with("Watchers:")
-        || (trimmed.starts_with('{') && trimmed.contains("\"watchers\""))
+    let mut state = if s.trimmed.is_empty() {
+        RbdImageState::default() // `rbd lock ls` prints nothing when there is no lock
+    } else {
+        rbd::parse_lock_list(s.text).map_err(|e| s.error(e))?
+    };
+    state.image = state.image.or(s.image.clone());
+    let n = state.locks.len();
+    merge_rbd(case, state);
+    Ok(Took::Read(format!("rbd lock list ({n} lock(s))")))
+}
+
+/// `rbd status`: the image's watchers.
+fn rbd_status(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !(s.cmd.contains("rbd status")
+        || s.trimmed.starts_with("Watchers:")
+        || (s.trimmed.starts_with('{') && s.trimmed.contains("\"watchers\"")))
     {
-        let watchers = rbd::parse_status(text).map_err(ctx)?;
-        let n = watchers.len();
-        merge_rbd(
-            case,
-            RbdImageState {
-                image,
-                watchers: Some(watchers),
-                ..RbdImageState::default()
-            },
-        );
-        return Ok(Some(format!("rbd status ({n} watcher(s))")));
+        return Ok(Took::Pass);
     }
-    // What a command run on the node printed (an empty output says something too: `which jq`
-    // printing nothing).
-    if let Some(kind) = s.command.as_deref().and_then(transcripts::kind_of_command) {
-        if let Some(what) = add_node_transcript(case, label, kind, s.command.as_deref(), text) {
-            return Ok(Some(what));
+    let watchers = rbd::parse_status(s.text).map_err(|e| s.error(e))?;
+    let n = watchers.len();
+    merge_rbd(
+        case,
+        RbdImageState {
+            image: s.image.clone(),
+            watchers: Some(watchers),
+            ..RbdImageState::default()
+        },
+    );
+    Ok(Took::Read(format!("rbd status ({n} watcher(s))")))
+}
+
+/// What a command run on the node printed, by its command (an empty output says something
+/// too: `which jq` printing nothing).
+fn node_transcript_by_command(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if let Some(kind) = s.command.and_then(transcripts::kind_of_command) {
+        if let Some(what) = add_node_transcript(case, s.label, kind, s.command, s.text) {
+            return Ok(Took::Read(what));
         }
     }
-    if trimmed.is_empty() {
-        return Ok(None);
+    Ok(Took::Pass)
+}
+
+/// An empty output no node reader took: nothing else reads it.
+fn empty_output(_: &mut Case, s: &SectionInput) -> Result<Took> {
+    Ok(if s.trimmed.is_empty() {
+        Took::Unread
+    } else {
+        Took::Pass
+    })
+}
+
+/// `kubectl get` tables of the cluster around the pod and `kubectl logs` of a node plugin
+/// (parse/tables.rs); before the kubelet log, which a plugin's klog lines would look like.
+fn kubectl_tables(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    Ok(
+        match crate::parse::tables::recognise(s.cmd, s.text, s.label) {
+            Some(pasted) => Took::Read(pasted.add_to(case)),
+            None => Took::Pass,
+        },
+    )
+}
+
+/// What `--save` wrote besides the objects: absences, refusals, names, the cluster's and the
+/// node's facts (before the kubelet log check: the facts may quote kubelet's lines).
+fn saved_case_facts(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    let text = s.text;
+    if !(text.contains(super::save::CASE_KIND) && text.contains(super::save::CASE_API_VERSION)) {
+        return Ok(Took::Pass);
     }
-    // `kubectl get` tables of the cluster around the pod and `kubectl logs` of a node plugin
-    // (parse/tables.rs); before the kubelet log, which a plugin's klog lines would look like.
-    if let Some(pasted) = crate::parse::tables::recognise(cmd, text, label) {
-        return Ok(Some(pasted.add_to(case)));
+    let facts: super::save::CaseFacts = serde_yaml::from_str(text)
+        .map_err(|e| Error::input(s.label, format!("case.yaml does not parse: {e}")))?;
+    case.missing.extend(facts.missing);
+    case.denied.extend(facts.denied);
+    case.configmaps.extend(facts.configmaps);
+    case.secrets.extend(facts.secrets);
+    for w in facts.workloads {
+        case.add_workload(w);
     }
-    // What `--save` wrote besides the objects: absences, refusals, names, the cluster's and
-    // the node's facts (before the kubelet log check: the facts may quote kubelet's lines).
-    if text.contains(super::save::CASE_KIND) && text.contains(super::save::CASE_API_VERSION) {
-        let facts: super::save::CaseFacts = serde_yaml::from_str(text)
-            .map_err(|e| Error::input(label, format!("case.yaml does not parse: {e}")))?;
-        case.missing.extend(facts.missing);
-        case.denied.extend(facts.denied);
-        case.configmaps.extend(facts.configmaps);
-        case.secrets.extend(facts.secrets);
-        for w in facts.workloads {
-            case.add_workload(w);
-        }
-        case.plugin_logs.extend(facts.plugin_logs);
-        case.logs.extend(facts.logs);
-        for u in facts.unavailable {
-            case.note_unavailable(u);
-        }
-        case.empty_listings.extend(facts.empty_listings);
-        if let Some(nf) = facts.node_facts {
-            match case.node_facts.as_mut() {
-                Some(into) => transcripts::merge(into, nf),
-                None => case.node_facts = Some(nf),
-            }
-        }
-        if case.pod_name.is_none() {
-            case.pod_name = facts.pod;
-        }
-        if case.namespace.is_none() {
-            case.namespace = facts.namespace;
-        }
-        if let Some(t) = facts
-            .saved_at
-            .as_deref()
-            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
-        {
-            case.captured_at = Some(t.as_second());
-        }
-        return Ok(Some("volmnt case facts (saved)".into()));
+    case.plugin_logs.extend(facts.plugin_logs);
+    case.logs.extend(facts.logs);
+    for u in facts.unavailable {
+        case.note_unavailable(u);
     }
-    // A kubelet log first: it is the big input, and the checks below would scan all of it.
-    if klog::looks_like_klog(text) {
-        let (mut kept, total) = volume_entries(text);
-        if kept.len() > MAX_LOG_LINES {
-            case.notes.push(format!(
-                "{label}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
-                kept.len()
-            ));
-            kept.drain(..kept.len() - MAX_LOG_LINES);
+    case.empty_listings.extend(facts.empty_listings);
+    if let Some(nf) = facts.node_facts {
+        match case.node_facts.as_mut() {
+            Some(into) => transcripts::merge(into, nf),
+            None => case.node_facts = Some(nf),
         }
-        let n = kept.len();
-        case.logs.extend(kept);
-        return Ok(Some(format!(
-            "kubelet log ({n} of {total} entries about volume failures)"
-        )));
     }
-    // Text that names apiVersion but does not parse still goes to the parser, for its error.
-    if objects::looks_like_objects(text)
-        || text.lines().any(|l| {
+    if case.pod_name.is_none() {
+        case.pod_name = facts.pod;
+    }
+    if case.namespace.is_none() {
+        case.namespace = facts.namespace;
+    }
+    if let Some(t) = facts
+        .saved_at
+        .as_deref()
+        .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+    {
+        case.captured_at = Some(t.as_second());
+    }
+    Ok(Took::Read("volmnt case facts (saved)".into()))
+}
+
+/// A kubelet log: first of the logs, as it is the big input and the checks below would scan
+/// all of it.
+fn kubelet_log(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !klog::looks_like_klog(s.text) {
+        return Ok(Took::Pass);
+    }
+    let (mut kept, total) = volume_entries(s.text);
+    if kept.len() > MAX_LOG_LINES {
+        case.notes.push(format!(
+            "{}: kept the newest {MAX_LOG_LINES} of {} volume-related log lines",
+            s.label,
+            kept.len()
+        ));
+        kept.drain(..kept.len() - MAX_LOG_LINES);
+    }
+    let n = kept.len();
+    case.logs.extend(kept);
+    Ok(Took::Read(format!(
+        "kubelet log ({n} of {total} entries about volume failures)"
+    )))
+}
+
+/// Kubernetes objects (`-o yaml|json`); text that names apiVersion but does not parse still
+/// goes to the parser, for its error.
+fn objects_section(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !(objects::looks_like_objects(s.text)
+        || s.text.lines().any(|l| {
             let l = l.trim_start();
             l.starts_with("apiVersion:") || l.starts_with("\"apiVersion\"")
-        })
+        }))
     {
-        let objs = objects::parse_objects(text).map_err(ctx)?;
-        return Ok(Some(add_objects(case, objs)));
+        return Ok(Took::Pass);
     }
-    if describe::looks_like_pod_describe(text) {
-        let d = describe::parse_pod(text).map_err(ctx)?;
-        let n = d.events.len();
-        let name = d.pod.metadata.name.clone().unwrap_or_default();
-        set_pod(case, d.pod);
-        case.events.extend(d.events);
-        case.notes
-            .extend(d.notes.into_iter().map(|n| format!("{label}: {n}")));
-        return Ok(Some(format!("kubectl describe pod {name} ({n} event(s))")));
+    let objs = objects::parse_objects(s.text).map_err(|e| s.error(e))?;
+    Ok(Took::Read(add_objects(case, objs)))
+}
+
+/// The object a describe shows, as its events' involved object.
+fn object_ref(
+    kind: &str,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> crate::model::ObjectRef {
+    crate::model::ObjectRef {
+        kind: Some(kind.to_string()),
+        namespace: meta.namespace.clone(),
+        name: meta.name.clone(),
+        uid: meta.uid.clone(),
     }
-    if describe::looks_like_pvc_describe(text) {
-        let (pvc, evs) = describe::parse_pvc(text).map_err(ctx)?;
-        let name = pvc.metadata.name.clone().unwrap_or_default();
-        case.add_pvc(pvc);
-        case.events.extend(evs);
-        return Ok(Some(format!("kubectl describe pvc {name}")));
+}
+
+/// An event of a describe, about the described object unless it says otherwise.
+fn about_object(mut e: Event, about: &crate::model::ObjectRef) -> Event {
+    if e.object.is_none() {
+        e.object = Some(about.clone());
     }
-    if crate::parse::describe_node::looks_like_node_describe(text) {
-        if let Some(node) = crate::parse::describe_node::parse_node(text) {
-            let name = node.metadata.name.clone().unwrap_or_default();
-            // A node saved whole (`-o yaml`) says more than its describe.
-            if !case
-                .nodes
-                .iter()
-                .any(|n| n.metadata.name == node.metadata.name)
-            {
-                case.nodes.push(node);
-            }
-            return Ok(Some(format!("kubectl describe node {name}")));
-        }
+    e
+}
+
+/// `kubectl describe pod`: the pod and its events.
+fn describe_pod(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !describe::looks_like_pod_describe(s.text) {
+        return Ok(Took::Pass);
     }
-    if describe::looks_like_pv_describe(text) {
-        let pv = describe::parse_pv(text).map_err(ctx)?;
-        let name = pv.metadata.name.clone().unwrap_or_default();
-        case.add_pv(pv);
-        return Ok(Some(format!("kubectl describe pv {name}")));
+    let d = describe::parse_pod(s.text).map_err(|e| s.error(e))?;
+    let n = d.events.len();
+    let name = d.pod.metadata.name.clone().unwrap_or_default();
+    // A describe's events are its pod's: said on each, so that a second pod's describe beside
+    // it is never taken for this pod's (issue 26).
+    let about = object_ref("Pod", &d.pod.metadata);
+    set_pod(case, d.pod);
+    case.events
+        .extend(d.events.into_iter().map(|e| about_object(e, &about)));
+    case.notes
+        .extend(d.notes.into_iter().map(|n| format!("{}: {n}", s.label)));
+    Ok(Took::Read(format!(
+        "kubectl describe pod {name} ({n} event(s))"
+    )))
+}
+
+/// `kubectl describe pvc`: the claim and its events.
+fn describe_pvc(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !describe::looks_like_pvc_describe(s.text) {
+        return Ok(Took::Pass);
     }
-    if events::looks_like_event_table(text) {
-        let (evs, skipped) =
-            events::parse_event_table_bounded(text, Origin::EventTable).map_err(ctx)?;
-        let n = evs.len();
-        if skipped > 0 {
-            case.notes.push(format!(
-                "the event table has {skipped} more rows than the {} newest read",
-                events::MAX_EVENT_LINES
-            ));
-        }
-        case.events.extend(evs);
-        return Ok(Some(format!("event table ({n} event(s))")));
+    let (pvc, evs) = describe::parse_pvc(s.text).map_err(|e| s.error(e))?;
+    let name = pvc.metadata.name.clone().unwrap_or_default();
+    let about = object_ref("PersistentVolumeClaim", &pvc.metadata);
+    case.add_pvc(pvc);
+    case.events
+        .extend(evs.into_iter().map(|e| about_object(e, &about)));
+    Ok(Took::Read(format!("kubectl describe pvc {name}")))
+}
+
+/// `kubectl describe node`: the node, unless it was saved whole (`-o yaml` says more).
+fn describe_node(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !crate::parse::describe_node::looks_like_node_describe(s.text) {
+        return Ok(Took::Pass);
     }
+    let Some(node) = crate::parse::describe_node::parse_node(s.text) else {
+        return Ok(Took::Pass);
+    };
+    let name = node.metadata.name.clone().unwrap_or_default();
+    // A node saved whole (`-o yaml`) says more than its describe.
+    if !case
+        .nodes
+        .iter()
+        .any(|n| n.metadata.name == node.metadata.name)
+    {
+        case.nodes.push(node);
+    }
+    Ok(Took::Read(format!("kubectl describe node {name}")))
+}
+
+/// `kubectl describe pv`: the volume.
+fn describe_pv(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !describe::looks_like_pv_describe(s.text) {
+        return Ok(Took::Pass);
+    }
+    let pv = describe::parse_pv(s.text).map_err(|e| s.error(e))?;
+    let name = pv.metadata.name.clone().unwrap_or_default();
+    case.add_pv(pv);
+    Ok(Took::Read(format!("kubectl describe pv {name}")))
+}
+
+/// `kubectl get events` (its newest rows, when it is long).
+fn event_table(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !events::looks_like_event_table(s.text) {
+        return Ok(Took::Pass);
+    }
+    let (evs, skipped) =
+        events::parse_event_table_bounded(s.text, Origin::EventTable).map_err(|e| s.error(e))?;
+    let n = evs.len();
+    if skipped > 0 {
+        case.notes.push(format!(
+            "the event table has {skipped} more rows than the {} newest read",
+            events::MAX_EVENT_LINES
+        ));
+    }
+    case.events.extend(evs);
+    Ok(Took::Read(format!("event table ({n} event(s))")))
+}
+
+/// Event rows pasted without their header (the Events: block's lines).
+fn event_rows(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    let text = s.text;
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if let Some(ev) = events::parse_event_row(first, Origin::EventTable) {
-        if text.lines().filter(|l| !l.trim().is_empty()).count() == 1 || ev.message.len() > 20 {
-            // Rows pasted without their header (the Events: block's lines): each line that is
-            // a row of its own starts an event; any other line continues the message before it
-            // (mount output).
-            let mut evs = vec![ev];
-            for l in text.lines().skip_while(|l| l.trim().is_empty()).skip(1) {
-                match events::parse_event_row(l, Origin::EventTable) {
-                    Some(next) if !l.trim().is_empty() => evs.push(next),
-                    _ => {
-                        let last = evs.last_mut().expect("one event at least");
-                        last.message.push('\n');
-                        last.message.push_str(l);
-                    }
-                }
-            }
-            let n = evs.len();
-            case.events.extend(evs);
-            return Ok(Some(if n == 1 {
-                "an event row".into()
-            } else {
-                format!("{n} event rows")
-            }));
-        }
+    let Some(ev) = events::parse_event_row(first, Origin::EventTable) else {
+        return Ok(Took::Pass);
+    };
+    if !(text.lines().filter(|l| !l.trim().is_empty()).count() == 1 || ev.message.len() > 20) {
+        return Ok(Took::Pass);
     }
-    // A node's command output pasted without its prompt (or shown by a log viewer or pager),
-    // recognised by its own shape.
-    if s.command.as_deref().is_none_or(transcripts::shows_text) {
-        if let Some(kind) = transcripts::sniff(text) {
-            if let Some(what) = add_node_transcript(case, label, kind, None, text) {
-                return Ok(Some(what));
+    // Each line that is a row of its own starts an event; any other line continues the message
+    // before it (mount output).
+    let mut evs = vec![ev];
+    for l in text.lines().skip_while(|l| l.trim().is_empty()).skip(1) {
+        match events::parse_event_row(l, Origin::EventTable) {
+            Some(next) if !l.trim().is_empty() => evs.push(next),
+            _ => {
+                let last = evs.last_mut().expect("one event at least");
+                last.message.push('\n');
+                last.message.push_str(l);
             }
         }
     }
+    let n = evs.len();
+    case.events.extend(evs);
+    Ok(Took::Read(if n == 1 {
+        "an event row".into()
+    } else {
+        format!("{n} event rows")
+    }))
+}
+
+/// A node's command output pasted without its prompt (or shown by a log viewer or pager),
+/// recognised by its own shape.
+fn node_transcript_by_shape(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if s.command.is_none_or(transcripts::shows_text) {
+        if let Some(kind) = transcripts::sniff(s.text) {
+            if let Some(what) = add_node_transcript(case, s.label, kind, None, s.text) {
+                return Ok(Took::Read(what));
+            }
+        }
+    }
+    Ok(Took::Pass)
+}
+
+/// Refused: output of chosen fields (`-o jsonpath|go-template|custom-columns`), which does not
+/// say what they are.
+fn chosen_fields_refused(_: &mut Case, s: &SectionInput) -> Result<Took> {
+    let cmd = s.cmd;
     if ["jsonpath", "go-template", "custom-columns"]
         .iter()
         .any(|o| cmd.contains(o))
     {
         return Err(Error::input(
-            label,
+            s.label,
             format!("`{cmd}` prints chosen fields without saying what they are; save the objects with `kubectl get ... -o yaml` instead"),
         ));
     }
-    if looks_structured(trimmed) {
+    Ok(Took::Pass)
+}
+
+/// Refused: JSON or YAML that is no Kubernetes object.
+fn structured_not_kubernetes_refused(_: &mut Case, s: &SectionInput) -> Result<Took> {
+    if looks_structured(s.trimmed) {
         return Err(Error::input(
-            label,
+            s.label,
             "is JSON/YAML but not a Kubernetes object (no apiVersion and kind); save objects with `kubectl get ... -o yaml`",
         ));
     }
-    if FAILURE_WORDS.is_match(text) {
-        // `# mount -t nfs SRC DST` followed by mount's output: read it like kubelet's report.
-        let text = match cmd
-            .strip_prefix("sudo ")
-            .unwrap_or(cmd)
-            .strip_prefix("mount ")
-        {
-            Some(args) => format!(
-                "Mounting command: mount\nMounting arguments: {args}\nOutput: {}",
-                text.trim()
-            ),
-            None => text.trim().to_string(),
-        };
-        case.messages.push(RawMessage {
-            label: format!("{label} (text)"),
-            text,
-        });
-        return Ok(Some("a raw message".into()));
+    Ok(Took::Pass)
+}
+
+/// Text that reports a failure in words: a raw message, read like the kubelet's report.
+fn raw_failure_message(case: &mut Case, s: &SectionInput) -> Result<Took> {
+    if !FAILURE_WORDS.is_match(s.text) {
+        return Ok(Took::Pass);
     }
-    Ok(None)
+    // `# mount -t nfs SRC DST` followed by mount's output: read it like kubelet's report.
+    let text = match s
+        .cmd
+        .strip_prefix("sudo ")
+        .unwrap_or(s.cmd)
+        .strip_prefix("mount ")
+    {
+        Some(args) => format!(
+            "Mounting command: mount\nMounting arguments: {args}\nOutput: {}",
+            s.text.trim()
+        ),
+        None => s.text.trim().to_string(),
+    };
+    case.messages.push(RawMessage {
+        label: format!("{} (text)", s.label),
+        text,
+    });
+    Ok(Took::Read("a raw message".into()))
 }
 
 /// JSON, or a YAML mapping/sequence (not plain prose that YAML would read as a string).

@@ -1,24 +1,17 @@
-//! Loads `knowledge.yaml` (the cause catalogue, patterns, remediation and OS package map) once,
-//! checks it, and scans a message for its patterns: the literals each pattern requires rule
-//! most of them out in one pass, and the rest are tried one by one.
+//! The catalogue, plain data at the bottom of diagnose: `knowledge.yaml` (the causes, their
+//! patterns and steps, the OS package map, the differential's evidence and suspect rules) loaded
+//! once, from what build.rs made of it, and checked. What runs the patterns over a message is the
+//! classifier's (matcher.rs); what applies the evidence rules is evidence.rs.
 
-use std::collections::BTreeMap;
-use std::sync::{LazyLock, OnceLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
 use regex::Regex;
-#[cfg(test)]
-use regex::{RegexSet, RegexSetBuilder};
-use regex_automata::hybrid::dfa::{Cache, DFA};
-use regex_automata::nfa::thompson;
-use regex_automata::util::pool::Pool;
-#[cfg(test)]
-use regex_automata::PatternSet;
-use regex_automata::{Anchored, Input, MatchKind};
 use serde::{Deserialize, Serialize};
 
 use super::literals::{literal_needs, Need};
 use super::os::{ClientDef, OsDef, OsFields, OsKnowledge, PackageManagerDef};
-use super::report::StepKind;
+use crate::model::report::StepKind;
 
 /// The knowledge file, embedded so the binary needs nothing beside it.
 pub const KNOWLEDGE_YAML: &str = include_str!("knowledge.yaml");
@@ -258,9 +251,9 @@ struct Knowledge {
     lookups: BTreeMap<String, LookupDef>,
     causes: Vec<CauseDef>,
     #[serde(default)]
-    evidence: Vec<super::evidence::EvidenceRule>,
+    evidence: Vec<EvidenceRule>,
     #[serde(default)]
-    suspects: Vec<super::evidence::SuspectRule>,
+    suspects: Vec<SuspectRule>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -271,410 +264,195 @@ struct DriverFamilyDef {
     fs: FsFamily,
 }
 
-/// A pattern ready to use: which cause it points at. Its regex is the catalogue's pattern scan's
-/// of the same index ([`PatternScan::regex`]); its veto is compiled only when the scan says it
-/// matched, so start-up compiles neither.
-#[derive(Debug)]
+/// A pattern: which cause it points at. Its regex and its veto are compiled by the pattern scan
+/// (matcher.rs) only when first needed, so start-up compiles neither.
+#[derive(Debug, Clone)]
 pub struct Pattern {
     pub cause: usize,
     pub def: PatternDef,
-    not: std::sync::OnceLock<Option<Regex>>,
 }
 
-impl Pattern {
-    /// The veto, if the pattern has one.
-    pub fn not(&self) -> Option<&Regex> {
-        self.not
-            .get_or_init(|| {
-                self.def
-                    .not
-                    .as_ref()
-                    .map(|n| Regex::new(n).expect("checked when loaded"))
-            })
-            .as_ref()
-    }
+/// One fact a rule tests, as written in the knowledge (one key).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum FactDef {
+    /// A line of the node's kernel log (probe, pasted dmesg / journalctl -k) matches.
+    KernelLog(String),
+    /// A line a CSI node plugin logged about the pod's volumes matches.
+    PluginLog(String),
+    /// A kubelet log line matches (the node's journal, a pasted kubelet log).
+    KubeletLog(String),
+    /// The kubelet's root dir is not /var/lib/kubelet (its flags, its flavour's default).
+    KubeletRootElsewhere(bool),
+    /// The node's kernel release is older than this (`4.17`).
+    KernelOlderThan(String),
+    /// The kernel cannot have this module (or the `{module}` a message names): not in its
+    /// modules, or modules cannot be loaded at all and its filesystem is not built in.
+    ModuleUnavailable(String),
+    /// The CSI node plugin of the pod's driver has no pod on the pod's node.
+    PluginNotOnNode(bool),
+    /// The CSI node plugin's pod on the pod's node is not ready (or restarts).
+    PluginNotReady(bool),
+    /// The node plugin runs and is ready on the node, yet CSINode does not list the driver.
+    PluginRunsUnregistered(bool),
+    /// The pod's Deployment rolls out with RollingUpdate while its claim is ReadWriteOnce.
+    RollingUpdateRwo(bool),
+    /// A node that holds the volume (another pod's, the VolumeAttachment's) is NotReady.
+    HolderNotReady(bool),
+    /// A VolumeAttachment of one of the pod's PVs is being deleted (deletionTimestamp set, its
+    /// finalizer not yet removed): a detach that has not finished. `here`: on the pod's node;
+    /// `elsewhere`: on another node.
+    VaDeleting(String),
+    /// The pod's node has as many volumes of the pod's CSI driver attached (its status'
+    /// volumesAttached) as CSINode allows it (`allocatable.count`).
+    AttachLimitReached(bool),
+    /// The NFS server did not answer from the node.
+    NfsUnreachable(bool),
+    /// The NFS server answered but offers no NFS version the mount asked for.
+    NfsVersionMissing(bool),
+    /// blkid: the device's UUID is the UUID of a filesystem already mounted on the node.
+    BlkidUuidClash(bool),
+    /// blkid -p: the device holds no filesystem signature.
+    BlkidNoFilesystem(bool),
+    /// blkid: the device holds a partition table (PTTYPE).
+    BlkidPartitionTable(bool),
+    /// The PV's or the StorageClass's mountOptions match.
+    MountOption(String),
+    /// open-iscsi has no initiator name on the node.
+    IscsiNoInitiator(bool),
+    /// iscsid is not running on the node.
+    IscsidDown(bool),
+    /// multipathd made a map of the pod's device (it appears among a map's paths).
+    MultipathHoldsDevice(bool),
+    /// SELinux is enforcing on the node.
+    SelinuxEnforcing(bool),
+    /// The node's OS (os-release or the Node's osImage) matches.
+    Os(String),
+    /// A mount helper is known missing on the node (looked for and not found) that this
+    /// failure needs: the helper of the failing mount's filesystem, or a program a pasted
+    /// transcript shows missing (the probe looks for every helper, and a node lacks most of them; what an
+    /// operator chose to show is the one the ticket is about). `nfs`: mount.nfs / mount.nfs4
+    /// (the NFS client, a cause of its own); `other`: any other program.
+    HelperMissing(String),
 }
 
-/// Which of many regexes match a text: the answer of `RegexSet::matches`, without building a
-/// `RegexSet` or one DFA of all patterns (building either was most of every run's start-up, and
-/// one DFA of all patterns determinizes a state per combination of partial matches: slow on
-/// many distinct messages). The literals each pattern requires rule most patterns out in one
-/// pass ([`Prefilter`]); the rest are tried one by one, each compiled when first needed.
-pub struct PatternScan {
-    patterns: Vec<String>,
-    /// The DFA of all patterns at once, and the `RegexSet`: what the tests compare with.
-    #[cfg(test)]
-    all: OnceLock<AllAtOnce>,
-    #[cfg(test)]
-    fallback: OnceLock<RegexSet>,
-    prefilter: Prefilter,
+/// `evidence:` one rule of the differential.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceRule {
+    pub id: String,
+    /// `{kernel_log: REGEX}`: one key, the fact's kind.
+    #[serde(with = "serde_yaml::with::singleton_map")]
+    pub fact: FactDef,
+    /// The causes this fact bears on (the candidates of one message family): the rule applies
+    /// only when one of them is a finding. `unknown` stands for a failure no message explained:
+    /// the rule's `supports` is then offered as the suspect (created at `to`).
+    #[serde(rename = "for")]
+    pub for_causes: Vec<String>,
+    /// This cause is the one: raised to at least 0.96 and marked as settled by the fact; the
+    /// other candidates of `for` are ruled out (but those in `keeps`).
+    #[serde(default)]
+    pub settles: Option<String>,
+    #[serde(default)]
+    pub keeps: Vec<String>,
+    /// Made more likely: raised to at least `to` (offered at `to` when no message named it).
+    #[serde(default)]
+    pub supports: Option<String>,
+    #[serde(default)]
+    pub to: Option<f64>,
+    /// Contradicted by the fact.
+    #[serde(default)]
+    pub rules_out: Vec<String>,
+    /// The kinds of storage the fact is about (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
+    /// `rbd`, `iscsi`): the rule applies only when the failing volume is of one of them, or when
+    /// what the volume is cannot be told (a pasted message alone). A node without nfs in its
+    /// kernel says nothing about a pod whose XFS disk does not mount. `csi`: only when a failing
+    /// volume is a CSI one (or none is known to be in-tree).
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Where the rule comes from (the code that prints the fact, a manual).
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
-#[cfg(test)]
-struct AllAtOnce {
-    dfa: DFA,
-    caches: Pool<Cache, CacheFn>,
-}
-
-/// On ASCII text, the patterns a message can match are first narrowed by the literals each one
-/// requires ([`super::literals`]), found with one Aho-Corasick pass; each remaining pattern is
-/// then tried alone with its own small lazy DFA. One DFA of all patterns must build a state per
-/// combination of partial matches, which on a log of a thousand distinct messages is most of
-/// the diagnosis time; a pattern alone has few states, and they are reused across messages.
-struct Prefilter {
-    literals: aho_corasick::AhoCorasick,
-    /// For each literal, the patterns whose set of literals (one of which every match
-    /// contains) holds it.
-    literal_patterns: Vec<Vec<usize>>,
-    /// For each pattern, all it needs in literals (by index): a pattern one of whose literals
-    /// was found is tried only when the others it needs were found too.
-    needs: Vec<Need<usize>>,
-    /// Patterns with no required literal: always tried.
-    always: Vec<usize>,
-    /// Each pattern's ASCII-only DFA, for ASCII text.
-    singles: Vec<OnceLock<Single>>,
-    /// Each pattern as a regex: confirms it on non-ASCII text, and finds where it matched.
-    regexes: Vec<OnceLock<Regex>>,
-}
-
-/// One pattern's forward lazy DFA, and its caches (one per thread that uses it at once); its
-/// reverse DFA, built when a match's start is first asked for.
-struct Single {
-    dfa: DFA,
-    caches: Pool<Cache, CacheFn>,
-    /// Whether the DFAs are the Unicode form (the pattern has a non-ASCII literal).
-    unicode: bool,
-    reverse: OnceLock<(DFA, Pool<Cache, CacheFn>)>,
-}
-
-impl Prefilter {
-    /// `known`: the needs already worked out (build.rs), by pattern; the rest are computed.
-    fn new(patterns: &[String], known: Vec<Option<Need>>) -> Result<Prefilter, String> {
-        let mut known = known.into_iter();
-        let mut literals: Vec<String> = Vec::new();
-        let mut index: BTreeMap<String, usize> = BTreeMap::new();
-        let mut id_of = |l: String| {
-            *index.entry(l.clone()).or_insert_with(|| {
-                literals.push(l);
-                literals.len() - 1
-            })
-        };
-        let mut literal_patterns: Vec<Vec<usize>> = Vec::new();
-        let mut needs = Vec::new();
-        let mut always = Vec::new();
-        for (i, p) in patterns.iter().enumerate() {
-            let need = match known.next().flatten() {
-                Some(n) => n,
-                None => literal_needs(p).map_err(|e| format!("{p}: {e}"))?,
-            };
-            match need.one_of() {
-                None => always.push(i),
-                Some(set) => {
-                    for l in set {
-                        let id = id_of(l);
-                        if literal_patterns.len() <= id {
-                            literal_patterns.resize(id + 1, Vec::new());
-                        }
-                        literal_patterns[id].push(i);
-                    }
-                }
-            }
-            needs.push(need.map(&mut id_of));
-        }
-        literal_patterns.resize(literals.len(), Vec::new());
-        // The text is searched lowercased (`matches`): an automaton of the lowercase literals
-        // alone builds faster and is smaller than one that ignores case.
-        let literals = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::Standard)
-            .build(&literals)
-            .map_err(|e| e.to_string())?;
-        Ok(Prefilter {
-            literals,
-            literal_patterns,
-            needs,
-            always,
-            singles: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
-            regexes: (0..patterns.len()).map(|_| OnceLock::new()).collect(),
-        })
-    }
-
-    /// The patterns that match `text`, each with the end of its first match when the DFA found
-    /// it (ASCII text).
-    fn matches(&self, patterns: &[String], text: &str) -> Vec<Hit> {
-        // The literals found, as a bit set.
-        let mut found = vec![0u64; self.literal_patterns.len().div_ceil(64)];
-        let lower = super::literals::fold_to_ascii(text).to_ascii_lowercase();
-        for m in self.literals.find_overlapping_iter(&lower) {
-            let id = m.pattern().as_usize();
-            found[id / 64] |= 1 << (id % 64);
-        }
-        let mut candidates = self.always.clone();
-        for (w, &word) in found.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let id = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                candidates.extend_from_slice(&self.literal_patterns[id]);
+/// Rules checked when the catalogue loads: every cause they name exists, every regex compiles.
+pub fn check_evidence(rules: &[EvidenceRule], causes: &BTreeSet<&str>) -> Result<(), String> {
+    for r in rules {
+        let names = r
+            .for_causes
+            .iter()
+            .chain(r.settles.iter())
+            .chain(r.supports.iter())
+            .chain(&r.rules_out)
+            .chain(&r.keeps);
+        for c in names {
+            if !causes.contains(c.as_str()) {
+                return Err(format!("evidence {}: unknown cause {c}", r.id));
             }
         }
-        candidates.sort_unstable();
-        candidates.dedup();
-        let has = |&id: &usize| found[id / 64] & (1 << (id % 64)) != 0;
-        candidates.retain(|&i| self.needs[i].holds(&has));
-        if text.is_ascii() {
-            // The whole first match, not only whether there is one: the end is what finding
-            // it again would cost a second pass for ([`PatternScan::find`]).
-            candidates
-                .into_iter()
-                .filter_map(|i| {
-                    let end = self.single(patterns, i).end(text)?;
-                    Some(Hit {
-                        pattern: i,
-                        end: Some(end),
-                    })
-                })
-                .collect()
-        } else {
-            // Unicode classes and word boundaries: the pattern as the regex crate runs it.
-            candidates
-                .into_iter()
-                .filter(|&i| self.regex(patterns, i).is_match(text))
-                .map(|i| Hit {
-                    pattern: i,
-                    end: None,
-                })
-                .collect()
+        if r.settles.is_none() && r.supports.is_none() && r.rules_out.is_empty() {
+            return Err(format!(
+                "evidence {}: settles, supports or rules out nothing",
+                r.id
+            ));
+        }
+        if let FactDef::KernelLog(re)
+        | FactDef::PluginLog(re)
+        | FactDef::KubeletLog(re)
+        | FactDef::MountOption(re)
+        | FactDef::Os(re) = &r.fact
+        {
+            Regex::new(re).map_err(|e| format!("evidence {}: {e}", r.id))?;
         }
     }
+    Ok(())
+}
 
-    fn regex(&self, patterns: &[String], i: usize) -> &Regex {
-        self.regexes[i].get_or_init(|| Regex::new(&patterns[i]).expect("checked when loaded"))
-    }
+/// `suspects:` the causes a symptom can stand for when nothing names one. A repeated symptom
+/// outlives the messages that said why (events expire after an hour; kubelet's "timed out
+/// waiting for the condition" or a bare "exit status 32" repeats for days): the usual causes
+/// behind it, for the kind of storage failing, are offered as candidates with the checks that
+/// settle them, below the symptom, and the evidence rules can then settle or rule them out.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspectRule {
+    /// The symptom causes it applies to (each `symptom: true`).
+    #[serde(rename = "for")]
+    pub for_causes: Vec<String>,
+    /// The kinds of storage failing (as in `evidence:`); empty: any, and a case whose kind
+    /// cannot be told.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// The candidates, the likeliest first.
+    pub causes: Vec<String>,
+    /// Why they are suspects, in one sentence for the report.
+    pub why: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
 
-    fn single(&self, patterns: &[String], i: usize) -> &Single {
-        self.singles[i].get_or_init(|| {
-            // Only ASCII text reaches a single pattern, where ASCII classes, case folding and
-            // word boundaries answer as the Unicode ones do: the NFA of `\w`, `\S` or `(?i)` is
-            // then a few states instead of a UTF-8 automaton, and its DFA has few states too.
-            let build = |unicode: bool| single_dfa(&patterns[i], unicode, false).ok();
-            // A pattern with a non-ASCII literal has no ASCII-only form.
-            let (dfa, unicode) = build(false)
-                .map(|d| (d, false))
-                .or_else(|| build(true).map(|d| (d, true)))
-                .expect("the DFA of all patterns was built");
-            Single {
-                caches: pool_of(&dfa),
-                dfa,
-                unicode,
-                reverse: OnceLock::new(),
+/// Check the `suspects:` rules against the causes.
+pub fn check_suspects(rules: &[SuspectRule], causes: &[CauseDef]) -> Result<(), String> {
+    for r in rules {
+        for c in &r.for_causes {
+            match causes.iter().find(|d| d.id == *c) {
+                Some(d) if d.symptom => {}
+                Some(_) => return Err(format!("suspects for {c}: {c} is not a symptom")),
+                None => return Err(format!("suspects: unknown cause {c}")),
             }
-        })
-    }
-}
-
-/// One pattern's lazy DFA, without capture states: forward (leftmost-first), or `reverse` (all
-/// matches, as the regex crate's reverse search after a forward one is); with `unicode` false,
-/// ASCII classes, case folding and word boundaries.
-fn single_dfa(pattern: &str, unicode: bool, reverse: bool) -> Result<DFA, String> {
-    let config = DFA::config().unicode_word_boundary(unicode);
-    DFA::builder()
-        .configure(if reverse {
-            config.match_kind(MatchKind::All)
-        } else {
-            config
-        })
-        .syntax(
-            regex_automata::util::syntax::Config::new()
-                .unicode(unicode)
-                .utf8(unicode),
-        )
-        .thompson(
-            thompson::Config::new()
-                .which_captures(thompson::WhichCaptures::None)
-                .utf8(unicode)
-                .reverse(reverse),
-        )
-        .build(pattern)
-        .map_err(|e| e.to_string())
-}
-
-/// A pool of caches for `dfa`.
-fn pool_of(dfa: &DFA) -> Pool<Cache, CacheFn> {
-    let for_cache = dfa.clone();
-    let create: CacheFn = Box::new(move || for_cache.create_cache());
-    Pool::new(create)
-}
-
-impl Single {
-    /// Where the pattern's first (leftmost-first) match in ASCII `text` ends.
-    fn end(&self, text: &str) -> Option<usize> {
-        let found = self
-            .dfa
-            .try_search_fwd(&mut self.caches.get(), &Input::new(text));
-        // The DFA quits only on non-ASCII bytes next to a Unicode \b, which ASCII text has not.
-        found.expect("ASCII text").map(|m| m.offset())
-    }
-
-    /// Where the first match that ends at `end` starts: the leftmost start from which the
-    /// pattern matches up to `end`, found by the reversed pattern searching backwards from
-    /// there (what the regex crate's own lazy DFA does after its forward search).
-    fn start(&self, pattern: &str, text: &str, end: usize) -> usize {
-        let (dfa, caches) = self.reverse.get_or_init(|| {
-            let dfa = single_dfa(pattern, self.unicode, true).expect("the forward DFA was built");
-            let caches = pool_of(&dfa);
-            (dfa, caches)
-        });
-        let input = Input::new(text).range(..end).anchored(Anchored::Yes);
-        let found = dfa.try_search_rev(&mut caches.get(), &input);
-        found
-            .expect("ASCII text")
-            .expect("the match that ends here starts somewhere")
-            .offset()
-    }
-}
-
-type CacheFn =
-    Box<dyn Fn() -> Cache + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
-
-/// A pattern that matches a text, and where its first match ends when the scan learnt it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
-    pub pattern: usize,
-    end: Option<usize>,
-}
-
-/// The patterns that match, in increasing order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PatternMatches(Vec<Hit>);
-
-impl PatternMatches {
-    /// The patterns' indices.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().map(|h| h.pattern)
-    }
-
-    pub fn hits(&self) -> &[Hit] {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for PatternScan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PatternScan")
-            .field("patterns", &self.patterns.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// The lazy DFA's cache may grow to this (the default 2 MiB is outgrown on varied input, and
-/// the cache is cleared again and again).
-#[cfg(test)]
-const SCAN_CACHE: usize = 32 << 20;
-
-impl PatternScan {
-    pub fn new(patterns: Vec<String>) -> Result<PatternScan, String> {
-        Self::with_needs(patterns, Vec::new())
-    }
-
-    /// The same, with the literal needs of some patterns already known (by index).
-    fn with_needs(patterns: Vec<String>, known: Vec<Option<Need>>) -> Result<PatternScan, String> {
-        let prefilter = Prefilter::new(&patterns, known)?;
-        Ok(PatternScan {
-            patterns,
-            #[cfg(test)]
-            all: OnceLock::new(),
-            #[cfg(test)]
-            fallback: OnceLock::new(),
-            prefilter,
-        })
-    }
-
-    /// The DFA of all patterns (each pattern was checked when loaded; the catalogue's tests
-    /// build this one).
-    #[cfg(test)]
-    fn all(&self) -> &AllAtOnce {
-        self.all.get_or_init(|| {
-            let dfa = Self::build_all(&self.patterns).expect("the patterns were checked");
-            let for_cache = dfa.clone();
-            let create: CacheFn = Box::new(move || for_cache.create_cache());
-            AllAtOnce {
-                dfa,
-                caches: Pool::new(create),
+        }
+        for c in &r.causes {
+            match causes.iter().find(|d| d.id == *c) {
+                Some(d) if !d.symptom => {}
+                Some(_) => return Err(format!("suspects: {c} is a symptom, not a cause")),
+                None => return Err(format!("suspects: unknown cause {c}")),
             }
-        })
-    }
-
-    #[cfg(test)]
-    fn build_all(patterns: &[String]) -> Result<DFA, String> {
-        DFA::builder()
-            .configure(
-                DFA::config()
-                    .match_kind(MatchKind::All)
-                    .unicode_word_boundary(true)
-                    .cache_capacity(SCAN_CACHE),
-            )
-            .thompson(
-                thompson::Config::new()
-                    .which_captures(thompson::WhichCaptures::None)
-                    .nfa_size_limit(Some(SCAN_CACHE)),
-            )
-            .build_many(patterns)
-            .map_err(|e| e.to_string())
-    }
-
-    /// Pattern `i` as a regex (checked when the catalogue was loaded), compiled on first use.
-    pub fn regex(&self, i: usize) -> &Regex {
-        self.prefilter.regex(&self.patterns, i)
-    }
-
-    /// The patterns that match somewhere in `text`.
-    pub fn matches(&self, text: &str) -> PatternMatches {
-        PatternMatches(self.prefilter.matches(&self.patterns, text))
-    }
-
-    /// Where `hit`'s pattern first matches in `text` (the text it was found in), as
-    /// `Regex::find` says: from the end the scan found, only the start is searched for.
-    pub fn find(&self, text: &str, hit: Hit) -> Option<(usize, usize)> {
-        let i = hit.pattern;
-        match hit.end {
-            Some(end) => {
-                let start =
-                    self.prefilter
-                        .single(&self.patterns, i)
-                        .start(&self.patterns[i], text, end);
-                Some((start, end))
-            }
-            None => self.regex(i).find(text).map(|m| (m.start(), m.end())),
+        }
+        if r.sources.is_empty() {
+            return Err(format!("suspects for {:?}: no sources", r.for_causes));
         }
     }
-
-    /// [`PatternScan::matches`] by the DFA of all patterns at once (the tests' reference).
-    #[cfg(test)]
-    fn matches_all_at_once(&self, text: &str) -> Vec<usize> {
-        let all = self.all();
-        let mut set = PatternSet::new(all.dfa.pattern_len());
-        let found = {
-            let mut cache = all.caches.get();
-            all.dfa
-                .try_which_overlapping_matches(&mut cache, &Input::new(text), &mut set)
-        };
-        match found {
-            Ok(()) => set.iter().map(|p| p.as_usize()).collect(),
-            Err(_) => self.fallback().matches(text).iter().collect(),
-        }
-    }
-
-    /// The same patterns as a `RegexSet` (what answers when the DFA cannot).
-    #[cfg(test)]
-    pub fn fallback(&self) -> &RegexSet {
-        self.fallback.get_or_init(|| {
-            RegexSetBuilder::new(&self.patterns)
-                .dfa_size_limit(SCAN_CACHE)
-                .size_limit(SCAN_CACHE)
-                .build()
-                .expect("the DFA of the same patterns was built")
-        })
-    }
+    Ok(())
 }
 
 /// The loaded, checked knowledge.
@@ -682,14 +460,15 @@ impl PatternScan {
 pub struct Catalogue {
     pub causes: Vec<CauseDef>,
     pub patterns: Vec<Pattern>,
-    /// All pattern regexes, for one pass over a message.
-    pub set: PatternScan,
+    /// What each pattern needs in literals (by index, [`literal_needs`]): worked out by build.rs
+    /// for the embedded file, and what the pattern scan's prefilter is made of (matcher.rs).
+    pub needs: Vec<Need>,
     /// Node operating systems: packages, init, services, security module, shell.
     pub os: OsKnowledge,
     /// The differential: facts of the node and the cluster that tell look-alike causes apart.
-    pub evidence: Vec<super::evidence::EvidenceRule>,
+    pub evidence: Vec<EvidenceRule>,
     /// The differential's candidates for a symptom nothing explains (`suspects:`).
-    pub suspects: Vec<super::evidence::SuspectRule>,
+    pub suspects: Vec<SuspectRule>,
     pub mount_options: BTreeMap<String, Vec<String>>,
     pub plugin_families: BTreeMap<String, FsFamily>,
     pub csi_driver_families: Vec<(Regex, FsFamily)>,
@@ -816,7 +595,6 @@ impl Catalogue {
                 patterns.push(Pattern {
                     cause: i,
                     def: p.clone(),
-                    not: std::sync::OnceLock::new(),
                 });
             }
             for s in c.remediation.iter().chain(&c.confirm) {
@@ -862,23 +640,22 @@ impl Catalogue {
         } else {
             Vec::new()
         };
-        let set = PatternScan::with_needs(regexes, known)?;
+        let needs = pattern_needs(&regexes, known)?;
         let os = OsKnowledge::build(
             k.package_managers,
             k.clients,
             k.os_families,
             k.operating_systems,
         )?;
-        let ids: std::collections::BTreeSet<&str> =
-            k.causes.iter().map(|c| c.id.as_str()).collect();
-        super::evidence::check(&k.evidence, &ids)?;
-        super::evidence::check_suspects(&k.suspects, &k.causes)?;
+        let ids: BTreeSet<&str> = k.causes.iter().map(|c| c.id.as_str()).collect();
+        check_evidence(&k.evidence, &ids)?;
+        check_suspects(&k.suspects, &k.causes)?;
         Ok(Catalogue {
             evidence: k.evidence,
             suspects: k.suspects,
             causes: k.causes,
             patterns,
-            set,
+            needs,
             os,
             mount_options: k.mount_options,
             plugin_families: k.plugin_families,
@@ -929,6 +706,19 @@ impl Catalogue {
             .cloned()
             .collect()
     }
+}
+
+/// What each pattern needs in literals: `known` where build.rs worked it out (by index), the
+/// rest worked out now. A pattern that is no regex is refused here, when the catalogue loads.
+fn pattern_needs(patterns: &[String], known: Vec<Option<Need>>) -> Result<Vec<Need>, String> {
+    let mut known = known.into_iter();
+    patterns
+        .iter()
+        .map(|p| match known.next().flatten() {
+            Some(n) => Ok(n),
+            None => literal_needs(p).map_err(|e| format!("{p}: {e}")),
+        })
+        .collect()
 }
 
 static CATALOGUE: LazyLock<Catalogue> = LazyLock::new(|| {
@@ -1009,8 +799,8 @@ mod tests {
         for (re, need) in regexes.iter().zip(&known) {
             assert_eq!(need.as_ref(), Some(&literal_needs(re).unwrap()), "{re}");
         }
-        assert_eq!(from_yaml.set.prefilter.needs, built.set.prefilter.needs);
-        assert_eq!(from_yaml.set.prefilter.always, built.set.prefilter.always);
+        // The prefilter made of either is the same (matcher.rs, the_build_time_needs_make_the_same_prefilter).
+        assert_eq!(from_yaml.needs, built.needs);
         // A pattern changed since the build gets its needs computed, not another's.
         let mut moved = regexes.clone();
         moved.swap(0, 1);
@@ -1072,65 +862,6 @@ mod tests {
     }
 
     #[test]
-    fn the_pattern_scan_answers_like_a_regex_set() {
-        let c = catalogue();
-        let set = c.set.fallback();
-        let corpus = include_str!("../../fixtures/corpus/real-mount-failures.yaml");
-        let world = include_str!("../../fixtures/corpus/world.yaml");
-        let mut texts: Vec<String> = corpus
-            .lines()
-            .chain(world.lines())
-            .map(str::to_string)
-            .collect();
-        texts.push(corpus.to_string());
-        texts.push(world.to_string());
-        // The same texts in other cases: the literals are found ignoring ASCII case.
-        for t in corpus.lines().chain(world.lines()).step_by(3) {
-            texts.push(t.to_ascii_uppercase());
-        }
-        // Non-ASCII next to a Unicode \b: the DFA stops there and the RegexSet answers.
-        for t in corpus.lines().take(200) {
-            texts.push(t.replace(' ', " é "));
-            texts.push(format!("É{t}ü"));
-            texts.push(t.replace("EBUSY", "éEBUSYé").replace("EIO", "ÉEIO"));
-        }
-        // The Unicode forms that case-fold to `k` and `s`: a (?i) pattern matches them.
-        for t in corpus.lines().chain(world.lines()).step_by(5) {
-            texts.push(t.replace('k', "\u{212A}").replace('s', "\u{17F}"));
-        }
-        texts.push("device or resource busy: EBUSY".into());
-        texts.push("ÉEBUSY and \u{17f}tale".into());
-        let mut hits = 0;
-        for t in &texts {
-            let want: Vec<usize> = set.matches(t).iter().collect();
-            hits += want.len();
-            assert_eq!(c.set.matches(t).iter().collect::<Vec<_>>(), want, "{t:?}");
-            // Both ways: the literals and single DFAs (ASCII), all patterns at once (any text).
-            let at_once: Vec<usize> = c.set.matches_all_at_once(t);
-            assert_eq!(at_once, want, "{t:?}");
-        }
-        assert!(hits > 300, "the texts match patterns ({hits})");
-        // The literals rule out most patterns before any regex runs: few are always tried.
-        let always = c.set.prefilter.always.len();
-        assert!(
-            always * 10 < c.set.patterns.len(),
-            "{always} of {} patterns have no required literal",
-            c.set.patterns.len()
-        );
-        // And the DFA did stop on some of them, so the fallback answered.
-        let stops = |t: &str| {
-            let all = c.set.all();
-            let mut set = PatternSet::new(all.dfa.pattern_len());
-            let mut cache = all.dfa.create_cache();
-            all.dfa
-                .try_which_overlapping_matches(&mut cache, &Input::new(t), &mut set)
-                .is_err()
-        };
-        assert!(stops("ÉEBUSY and \u{17f}tale"));
-        assert!(!stops("device or resource busy: EBUSY"));
-    }
-
-    #[test]
     fn bad_knowledge_is_refused_with_the_reason() {
         let dup = KNOWLEDGE_YAML.replace("id: fs_helper_missing", "id: nfs_client_missing");
         assert!(Catalogue::from_yaml(&dup).unwrap_err().contains("twice"));
@@ -1150,5 +881,31 @@ mod tests {
             .unusual_options("ext4", &opts(&["_netdev", "data=ordered", "noatime"]))
             .is_empty());
         assert!(c.unusual_options("nfs", &opts(&["anything"])).is_empty());
+    }
+
+    /// `suspects:` names a symptom it applies to and real causes to offer, each sourced.
+    #[test]
+    fn suspect_rules_are_checked_against_the_causes() {
+        let causes = &catalogue().causes;
+        let rule = |for_c: &str, c: &str, sources: Vec<String>| SuspectRule {
+            for_causes: vec![for_c.into()],
+            kinds: vec![],
+            causes: vec![c.into()],
+            why: "x".into(),
+            sources,
+        };
+        let src = || vec!["a source".to_string()];
+        assert!(check_suspects(&[rule("mount_timeout", "attach_timeout", src())], causes).is_ok());
+        let e = check_suspects(&[rule("mount_timeout", "mount_failed", src())], causes);
+        assert!(e.unwrap_err().contains("is a symptom"));
+        let e = check_suspects(
+            &[rule("nfs_client_missing", "attach_timeout", src())],
+            causes,
+        );
+        assert!(e.unwrap_err().contains("is not a symptom"));
+        let e = check_suspects(&[rule("mount_timeout", "no_such", src())], causes);
+        assert!(e.unwrap_err().contains("unknown cause"));
+        let e = check_suspects(&[rule("mount_timeout", "attach_timeout", vec![])], causes);
+        assert!(e.unwrap_err().contains("no sources"));
     }
 }

@@ -1,10 +1,11 @@
-//! Message → candidate causes. One pass of the catalogue's `RegexSet` over the message, then
+//! Message → candidate causes. One pass of the pattern scan (matcher.rs) over the message, then
 //! each hit is checked against the message's context (filesystem family, mount options).
-
-use std::borrow::Cow;
 
 use super::catalogue::{catalogue, FsFamily, LOOKALIKE_GAP};
 use super::context::MsgContext;
+use super::matcher::scan;
+/// Messages are classified normalised; where `normalize` was first defined, kept for callers.
+pub use super::text::normalize;
 
 /// A cause a message points at, with the text that matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,41 +29,12 @@ impl Candidate {
     }
 }
 
-/// Collapse whitespace runs so tidy, wrapped and flattened copies of a message look the same.
-pub fn normalize(text: &str) -> Cow<'_, str> {
-    if !needs_normalizing(text.as_bytes()) {
-        return Cow::Borrowed(text.trim());
-    }
-    let mut out = String::with_capacity(text.len());
-    for w in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    Cow::Owned(out)
-}
-
-/// A line break or tab, or two ASCII whitespace bytes in a row: found with SIMD searches,
-/// since every message is asked (`\n`, `\t` and `\r` are searched at once; what else can make
-/// a pair is a space or a form feed, and without a form feed only two spaces).
-fn needs_normalizing(b: &[u8]) -> bool {
-    if memchr::memchr3(b'\n', b'\t', b'\r', b).is_some() {
-        return true;
-    }
-    if memchr::memchr(0x0c, b).is_some() {
-        return b
-            .windows(2)
-            .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace());
-    }
-    memchr::memmem::find(b, b"  ").is_some()
-}
-
 /// Candidates for one (normalised) message, best first, at most one per cause.
 pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
     let cat = catalogue();
+    let scan = scan();
     let mut best: Vec<Candidate> = Vec::new();
-    for &hit in cat.set.matches(text).hits() {
+    for &hit in scan.matches(text).hits() {
         let p = &cat.patterns[hit.pattern];
         let d = &p.def;
         if let Some(fs) = &d.fs {
@@ -75,7 +47,7 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
                 continue;
             }
         }
-        if p.not().is_some_and(|n| n.is_match(text)) {
+        if scan.veto(hit.pattern).is_some_and(|n| n.is_match(text)) {
             continue;
         }
         if d.unusual_options && ctx.unusual_options.is_empty() {
@@ -89,8 +61,7 @@ pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
         {
             continue;
         }
-        let (quote, at) = cat
-            .set
+        let (quote, at) = scan
             .find(text, hit)
             .map(|(start, end)| (quote_around(text, start, end), (start, end)))
             .unwrap_or_default();
@@ -164,32 +135,6 @@ mod tests {
     use super::*;
     use crate::diagnose::context::{context_for, Hints};
 
-    #[test]
-    fn needs_normalizing_is_the_byte_pair_test() {
-        let slow = |b: &[u8]| {
-            b.windows(2)
-                .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace())
-                || b.iter().any(|c| *c == b'\n' || *c == b'\t' || *c == b'\r')
-        };
-        let alphabet = [
-            b' ', b'\n', b'\t', b'\r', 0x0c, 0x0b, b'a', b'-', 0xc2, 0xa0,
-        ];
-        let mut seed = 0xda94_2042_e4dd_58b5u64;
-        for len in 0..40 {
-            for _ in 0..500 {
-                let t: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        alphabet[(seed % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                assert_eq!(needs_normalizing(&t), slow(&t), "{t:?}");
-            }
-        }
-    }
-
     fn top(msg: &str) -> Vec<(&'static str, f64)> {
         let n = normalize(msg);
         let ctx = context_for(&n, &Hints::default());
@@ -209,12 +154,6 @@ mod tests {
         assert_eq!(top(&ext4)[0].0, "block_fs_corrupt_or_unformatted");
         assert_eq!(top(&cifs)[0].0, "fs_helper_missing");
         assert!(!top(&ext4).iter().any(|(c, _)| *c == "nfs_client_missing"));
-    }
-
-    #[test]
-    fn normalize_makes_wrapped_and_flat_text_equal() {
-        assert_eq!(normalize("a,\n       b\n\n c"), "a, b c");
-        assert!(matches!(normalize("a b"), Cow::Borrowed(_)));
     }
 
     #[test]

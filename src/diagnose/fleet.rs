@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::report::{Diagnosis, Report, Step};
+use crate::model::report::{Diagnosis, Report, Step};
 
 /// Stuck pods sharing a cause and the object at its root.
 #[derive(Debug, Clone, PartialEq, Serialize)]

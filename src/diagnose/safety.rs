@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::report::{Step, StepKind, Target, Withheld};
+use crate::model::report::{Step, StepKind, Target, Withheld};
 use crate::model::{Case, Denied};
 
 /// A pod that is running (or has started a container): its volumes are mounted and in use.

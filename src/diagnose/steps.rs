@@ -7,11 +7,17 @@ use std::sync::LazyLock;
 use k8s_openapi::api::core::v1::Volume;
 use regex::Regex;
 
-use super::catalogue::{catalogue, FsFamily, ServiceDef, StepDef};
+use super::catalogue::{catalogue, CauseDef, FsFamily, ServiceDef, StepDef, VariantDef};
 use super::context::MsgContext;
+use super::findings::Acc;
+use super::holders::notready_holder;
+use super::options::Options;
 use super::os::OsProfile;
-use super::report::{Evidence, NodeOs, Step, StepKind, Target};
-use super::{Acc, Options};
+use super::text::{clip, normalize};
+use super::volume_kinds::client_for;
+/// Where the client functions were first defined, kept for callers.
+pub use super::volume_kinds::{client_in_text, client_of, client_of_program};
+use crate::model::report::{Evidence, NodeOs, Step, StepKind, Target};
 use crate::model::Case;
 
 pub type Vars = BTreeMap<&'static str, String>;
@@ -47,10 +53,6 @@ static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PVC_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"persistentvolumeclaims? "([^"]+)" not found|PVC (?:"[^"]+"/)?"?([a-z0-9.-]+/)?([a-z0-9.-]+)"? has non-bound"#)
-        .expect("static regex")
-});
-static TOOL_MISSING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:exec: "|unknown filesystem type '|failed to execute |can't execute ')(?:/[a-z/]*/)?([a-z0-9._-]+)|\b(iscsiadm|iscsid|rbd|mount\.(?:nfs4?|cifs|glusterfs|ceph)|multipathd?|mkfs\.(?:xfs|ext[234])|xfs)\b"#)
         .expect("static regex")
 });
 
@@ -108,7 +110,7 @@ pub fn fill(template: &str, vars: &Vars) -> String {
 }
 
 /// The cause's explanation for this case: the first `explain_when` whose names it knows.
-pub fn explain_for<'a>(def: &'a super::catalogue::CauseDef, vars: &Vars) -> &'a str {
+pub fn explain_for<'a>(def: &'a CauseDef, vars: &Vars) -> &'a str {
     def.explain_when
         .iter()
         .find(|e| e.when.iter().all(|n| vars.contains_key(n.as_str())))
@@ -136,6 +138,53 @@ pub fn fill_command(template: &str, vars: &Vars) -> Result<String, Vec<String>> 
 /// The names a finding's commands need, from the case and the finding's strongest message.
 pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     let mut v = Vars::new();
+    pod_vars(case, &mut v);
+    if let Some(ctx) = &acc.ctx {
+        volume_vars(ctx, &mut v);
+        mount_vars(ctx, &mut v);
+        error_vars(ctx, &mut v);
+    }
+    // Names read out of the quoted messages themselves.
+    let text: String = acc
+        .evidence
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    object_vars(case, &text, &mut v);
+    storage_vars(&text, &mut v);
+    client_vars(&text, &mut v);
+    backend_vars(&mut v);
+    device_and_path_vars(&text, &mut v);
+    if let Some(uid) = case
+        .pod
+        .as_ref()
+        .and_then(|p| p.metadata.uid.clone())
+        .or_else(|| acc.ctx.as_ref().and_then(|c| c.error.pod_uid.clone()))
+    {
+        v.insert("pod_uid", uid);
+    }
+    // Rules know better (e.g. the image and lock from `rbd lock ls`).
+    for (k, val) in &acc.vars {
+        v.insert(k, val.clone());
+    }
+    notready_vars(case, acc, &mut v);
+    // A name that goes into a command must be a plain word: what a reporter masked
+    // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
+    // shell syntax to a line an operator pastes.
+    v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
+    derive_device_and_backup(&mut v);
+    // What read-only checks may name: the stable name when one is known, else the device as
+    // the message names it now (Longhorn, RBD, DRBD and serial-less virtio disks have no
+    // by-id name; a check needs none). Repairs take only the stable name.
+    if let Some(d) = v.get("device_stable").or_else(|| v.get("device")).cloned() {
+        v.insert("device_check", d);
+    }
+    v
+}
+
+/// The pod, its namespace, its node and its controller.
+fn pod_vars(case: &Case, v: &mut Vars) {
     if let Some(p) = case.pod_display_name() {
         v.insert("pod", p.to_string());
     }
@@ -158,105 +207,116 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
-    if let Some(ctx) = &acc.ctx {
-        let e = &ctx.error;
-        let hint = ctx.volume.as_ref();
-        if let Some(vol) = e
-            .volume
-            .clone()
-            .or_else(|| hint.and_then(|h| h.pod_volume.clone()))
-            .or_else(|| e.unmounted_volumes.first().cloned())
-        {
-            v.insert("volume", vol);
-        }
-        if let Some(h) = hint {
-            for (k, val) in [
-                ("pv", &h.pv),
-                ("pvc", &h.pvc),
-                ("driver", &h.driver),
-                ("server", &h.server),
-                ("export", &h.export),
-                ("image", &h.rbd_image),
-                ("path", &h.path),
-                ("handle", &h.handle),
-            ] {
-                if let Some(val) = val {
-                    v.insert(k, val.clone());
-                }
-            }
-        }
-        if let Some(m) = &e.mount {
-            if let Some(s) = &m.source {
-                v.insert("source", s.clone());
-                if ctx.fs == FsFamily::Nfs {
-                    if let Some((host, path)) = s.split_once(':') {
-                        v.insert("server", host.to_string());
-                        v.insert("export", path.to_string());
-                    }
-                }
-                if ctx.fs == FsFamily::Cifs {
-                    let mut parts = s.trim_start_matches('/').splitn(2, '/');
-                    if let Some(host) = parts.next() {
-                        v.insert("server", host.to_string());
-                    }
-                    if let Some(share) = parts.next().filter(|p| !p.is_empty()) {
-                        v.insert("share", share.to_string());
-                    }
-                }
-            }
-            if let Some(t) = &m.target {
-                v.insert("target", t.clone());
-            }
-            if !m.options.is_empty() {
-                v.insert("options", m.options.join(","));
-            }
-        }
-        if !ctx.unusual_options.is_empty() {
-            v.insert("options", ctx.unusual_options.join(","));
-        }
-        if let Some(t) = &ctx.fstype {
-            v.insert("fstype", t.clone());
-        }
-        if let Some(d) = &e.device {
-            v.insert("device", d.clone());
-        }
-        // A dead mount the kernel answered for (ESTALE, ENOTCONN), when no mount command
-        // named the target.
-        if let Some(p) = e.dead_path.as_ref().filter(|_| !v.contains_key("target")) {
-            v.insert("target", p.clone());
-        }
-        if let Some(st) = e.exit_status {
-            v.insert("exit_status", st.to_string());
-        }
-        if let Some(d) = &e.driver {
-            v.insert("driver", d.clone());
-        }
-        if let Some(c) = client_for(ctx) {
-            v.insert("client", c.to_string());
-        }
-        // An in-tree volume plugin (kubernetes.io/iscsi, ...), not CSI: steps about CSI
-        // sidecars and VolumeAttachments do not apply to it.
-        let in_tree = ctx.volume.as_ref().is_some_and(|h| h.in_tree)
-            || e.plugin
-                .as_deref()
-                .is_some_and(|p| p != "kubernetes.io/csi");
-        if in_tree && e.driver.is_none() {
-            v.insert("in_tree", "true".into());
-        }
-        if let Some(pv) = e.volume.as_ref().filter(|_| !v.contains_key("pv")) {
-            if pv.starts_with("pvc-") {
-                v.insert("pv", pv.clone());
+}
+
+/// The volume the strongest message is about, and what the case says of it.
+fn volume_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    let hint = ctx.volume.as_ref();
+    if let Some(vol) = e
+        .volume
+        .clone()
+        .or_else(|| hint.and_then(|h| h.pod_volume.clone()))
+        .or_else(|| e.unmounted_volumes.first().cloned())
+    {
+        v.insert("volume", vol);
+    }
+    if let Some(h) = hint {
+        for (k, val) in [
+            ("pv", &h.pv),
+            ("pvc", &h.pvc),
+            ("driver", &h.driver),
+            ("server", &h.server),
+            ("export", &h.export),
+            ("image", &h.rbd_image),
+            ("path", &h.path),
+            ("handle", &h.handle),
+        ] {
+            if let Some(val) = val {
+                v.insert(k, val.clone());
             }
         }
     }
-    // Names read out of the quoted messages themselves.
-    let text: String = acc
-        .evidence
-        .iter()
-        .map(|e| e.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    if let Some(c) = PATH_QUOTED.captures(&text) {
+}
+
+/// What the failing mount command was given: its source (an NFS server and export, a CIFS
+/// server and share), its target and its options.
+fn mount_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    if let Some(m) = &e.mount {
+        if let Some(s) = &m.source {
+            v.insert("source", s.clone());
+            if ctx.fs == FsFamily::Nfs {
+                if let Some((host, path)) = s.split_once(':') {
+                    v.insert("server", host.to_string());
+                    v.insert("export", path.to_string());
+                }
+            }
+            if ctx.fs == FsFamily::Cifs {
+                let mut parts = s.trim_start_matches('/').splitn(2, '/');
+                if let Some(host) = parts.next() {
+                    v.insert("server", host.to_string());
+                }
+                if let Some(share) = parts.next().filter(|p| !p.is_empty()) {
+                    v.insert("share", share.to_string());
+                }
+            }
+        }
+        if let Some(t) = &m.target {
+            v.insert("target", t.clone());
+        }
+        if !m.options.is_empty() {
+            v.insert("options", m.options.join(","));
+        }
+    }
+}
+
+/// What the message says beside the mount command: options no manual lists, the filesystem,
+/// the device, the exit status, the driver, the client it needs, whether the plugin is in-tree.
+fn error_vars(ctx: &MsgContext, v: &mut Vars) {
+    let e = &ctx.error;
+    if !ctx.unusual_options.is_empty() {
+        v.insert("options", ctx.unusual_options.join(","));
+    }
+    if let Some(t) = &ctx.fstype {
+        v.insert("fstype", t.clone());
+    }
+    if let Some(d) = &e.device {
+        v.insert("device", d.clone());
+    }
+    // A dead mount the kernel answered for (ESTALE, ENOTCONN), when no mount command
+    // named the target.
+    if let Some(p) = e.dead_path.as_ref().filter(|_| !v.contains_key("target")) {
+        v.insert("target", p.clone());
+    }
+    if let Some(st) = e.exit_status {
+        v.insert("exit_status", st.to_string());
+    }
+    if let Some(d) = &e.driver {
+        v.insert("driver", d.clone());
+    }
+    if let Some(c) = client_for(ctx) {
+        v.insert("client", c.to_string());
+    }
+    // An in-tree volume plugin (kubernetes.io/iscsi, ...), not CSI: steps about CSI
+    // sidecars and VolumeAttachments do not apply to it.
+    let in_tree = ctx.volume.as_ref().is_some_and(|h| h.in_tree)
+        || e.plugin
+            .as_deref()
+            .is_some_and(|p| p != "kubernetes.io/csi");
+    if in_tree && e.driver.is_none() {
+        v.insert("in_tree", "true".into());
+    }
+    if let Some(pv) = e.volume.as_ref().filter(|_| !v.contains_key("pv")) {
+        if pv.starts_with("pvc-") {
+            v.insert("pv", pv.clone());
+        }
+    }
+}
+
+/// The path, the ConfigMap or Secret, and the key the quoted messages name.
+fn object_vars(case: &Case, text: &str, v: &mut Vars) {
+    if let Some(c) = PATH_QUOTED.captures(text) {
         if let Some(p) = c.get(1).or(c.get(2)) {
             v.insert("path", p.as_str().to_string());
         }
@@ -264,7 +324,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("hostpath_kind", k.as_str().trim().to_string());
         }
     }
-    if let Some(c) = OBJECT_MISSING.captures(&text) {
+    if let Some(c) = OBJECT_MISSING.captures(text) {
         let (kind, name) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
             (Some(k), Some(n), _, _) => (k.as_str().to_ascii_lowercase(), n.as_str()),
             (_, _, Some(k), Some(n)) => (k.as_str().to_ascii_lowercase(), n.as_str()),
@@ -286,7 +346,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("object_name", name.to_string());
         }
     }
-    if let Some(c) = MISSING_KEY.captures(&text) {
+    if let Some(c) = MISSING_KEY.captures(text) {
         if let Some(k) = c.get(1).or(c.get(3)) {
             v.insert(
                 "object_key",
@@ -317,8 +377,13 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             }
         }
     }
+}
+
+/// The storage names the quoted messages give: the RBD image, the claim, the NFS source, the
+/// endpoint that did not answer, whether it is iSCSI.
+fn storage_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("image") {
-        if let Some(c) = RBD_IMAGE.captures(&text) {
+        if let Some(c) = RBD_IMAGE.captures(text) {
             let img = c[1].trim_end_matches(['"', '\\']).to_string();
             // `rbd: image foo is locked` names the image without its pool: not enough for a
             // command (`rbd` would look in the default pool).
@@ -330,7 +395,7 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         }
     }
     if !v.contains_key("pvc") {
-        if let Some(c) = PVC_NAME.captures(&text) {
+        if let Some(c) = PVC_NAME.captures(text) {
             if let Some(n) = c.get(1).or(c.get(3)) {
                 v.insert("pvc", n.as_str().to_string());
             }
@@ -338,23 +403,27 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     }
     // mount.nfs names what it mounted: `access denied by server while mounting SRV:/export`.
     if !v.contains_key("source") {
-        if let Some(c) = NFS_MOUNTING.captures(&text) {
+        if let Some(c) = NFS_MOUNTING.captures(text) {
             let (host, path) = (c[1].to_string(), c[2].to_string());
             v.insert("source", format!("{host}:{path}"));
             v.entry("server").or_insert(host);
             v.entry("export").or_insert(path);
         }
     }
-    if let Some(c) = ENDPOINT.captures(&text) {
+    if let Some(c) = ENDPOINT.captures(text) {
         v.insert("endpoint_host", c[1].to_string());
         v.insert("endpoint_port", c[2].to_string());
     }
-    if ISCSI.is_match(&text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
+    if ISCSI.is_match(text) || v.get("driver").is_some_and(|d| d.contains("iscsi")) {
         v.insert("iscsi", "true".into());
     }
+}
+
+/// The client package and programs the failure needs, and the kernel module it names.
+fn client_vars(text: &str, v: &mut Vars) {
     // The client a missing program belongs to, when the message names the program.
     if !v.contains_key("client") {
-        if let Some(c) = client_in_text(&text) {
+        if let Some(c) = client_in_text(text) {
             v.insert("client", c.to_string());
         } else if v.contains_key("iscsi") && text.contains("iscsi") {
             v.insert("client", "iscsi".to_string());
@@ -370,16 +439,20 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     // `unknown filesystem type 'aznfs'`: mount(8) would have run /sbin/mount.aznfs (util-linux
     // libmount), so that is the program to look for when no client of ours names it.
     if !v.contains_key("programs") {
-        if let Some(c) = UNKNOWN_FS_TYPE.captures(&text) {
+        if let Some(c) = UNKNOWN_FS_TYPE.captures(text) {
             v.insert("programs", format!("mount.{}", &c[1]));
         }
     }
     if let Some(m) = KERNEL_MODULE
-        .captures(&text)
+        .captures(text)
         .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)))
     {
         v.insert("module", m.as_str().to_string());
     }
+}
+
+/// What the names already found say of the storage behind them: Longhorn, a Service's DNS name.
+fn backend_vars(v: &mut Vars) {
     if v.get("driver").is_some_and(|d| d.contains("longhorn"))
         || v.get("device")
             .is_some_and(|d| d.starts_with("/dev/longhorn/"))
@@ -392,14 +465,19 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         v.insert("svc_name", name);
         v.insert("svc_namespace", ns);
     }
+}
+
+/// The device the kernel refused, the path permission was denied on, and the hostPath type
+/// that would create what is missing.
+fn device_and_path_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("device") {
         // The kernel names the device it refused: `XFS (rbd0): Filesystem has duplicate UUID`.
-        if let Some(c) = KERNEL_DEVICE.captures(&text) {
+        if let Some(c) = KERNEL_DEVICE.captures(text) {
             v.insert("device", format!("/dev/{}", &c[1]));
         }
     }
     if !v.contains_key("path") {
-        if let Some(c) = DENIED_PATH.captures(&text) {
+        if let Some(c) = DENIED_PATH.captures(text) {
             v.insert("path", c[1].trim_end_matches([':', '"', '\'']).to_string());
         }
     }
@@ -413,18 +491,10 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
             v.insert("hostpath_create_type", t.into());
         }
     }
-    if let Some(uid) = case
-        .pod
-        .as_ref()
-        .and_then(|p| p.metadata.uid.clone())
-        .or_else(|| acc.ctx.as_ref().and_then(|c| c.error.pod_uid.clone()))
-    {
-        v.insert("pod_uid", uid);
-    }
-    // Rules know better (e.g. the image and lock from `rbd lock ls`).
-    for (k, val) in &acc.vars {
-        v.insert(k, val.clone());
-    }
+}
+
+/// A node other than the pod's that holds the volume and is NotReady.
+fn notready_vars(case: &Case, acc: &Acc, v: &mut Vars) {
     // Another node that holds the volume and is NotReady: it cannot let it go by itself.
     let not_ready = |name: &str| {
         case.node_named(name)
@@ -439,30 +509,16 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     {
         v.insert("notready_node", n);
     } else if acc.cause
-        == super::catalogue::catalogue()
+        == catalogue()
             .cause_index("multi_attach")
             .unwrap_or(usize::MAX)
     {
         // No rule named the holder, but the case shows one (a `kubectl get volumeattachment`
         // row, the node's status): a NotReady node shown to hold the volume.
-        if let Some(n) =
-            super::evidence::notready_holder(case).and_then(|n| n.metadata.name.as_deref())
-        {
+        if let Some(n) = notready_holder(case).and_then(|n| n.metadata.name.as_deref()) {
             v.insert("notready_node", n.to_string());
         }
     }
-    // A name that goes into a command must be a plain word: what a reporter masked
-    // (`<<IP>>`, `xxx`) is not a name, and text from a message must never be able to add
-    // shell syntax to a line an operator pastes.
-    v.retain(|k, val| PROSE_ONLY.contains(k) || is_plain_word(val));
-    derive_device_and_backup(&mut v);
-    // What read-only checks may name: the stable name when one is known, else the device as
-    // the message names it now (Longhorn, RBD, DRBD and serial-less virtio disks have no
-    // by-id name; a check needs none). Repairs take only the stable name.
-    if let Some(d) = v.get("device_stable").or_else(|| v.get("device")).cloned() {
-        v.insert("device_check", d);
-    }
-    v
 }
 
 /// The ConfigMap or Secret of the pod's volumes (projected sources included) whose items name
@@ -670,67 +726,6 @@ fn targets(def: &StepDef, vars: &Vars) -> Vec<Target> {
             _ => None,
         })
         .collect()
-}
-
-/// Which client package a helper-missing message needs.
-pub fn client_of(ctx: &MsgContext) -> Option<String> {
-    client_for(ctx).map(str::to_string)
-}
-
-pub(crate) fn client_for(ctx: &MsgContext) -> Option<&'static str> {
-    match ctx.fs {
-        FsFamily::Nfs => return Some("nfs"),
-        FsFamily::Cifs => return Some("cifs"),
-        FsFamily::Glusterfs => return Some("glusterfs"),
-        FsFamily::Cephfs => return Some("cephfs"),
-        _ => {}
-    }
-    let out = ctx.error.output.as_deref().unwrap_or("");
-    // An in-tree iSCSI volume: its attacher runs iscsiadm (WaitForAttach, MountDevice), and
-    // Go's exec error says only "executable file not found in $PATH", naming no program; the
-    // volume's fsType (ext4) is then no clue to what is missing (seen on the real kubelet).
-    let iscsi = ctx.volume.as_ref().is_some_and(|h| {
-        h.unique_names
-            .iter()
-            .any(|n| n.starts_with("kubernetes.io/iscsi/"))
-    });
-    if iscsi && TOOL_MISSING.captures(out).is_none() {
-        return Some("iscsi");
-    }
-    let t = format!("{out} {}", ctx.fstype.as_deref().unwrap_or(""));
-    client_in_text(&t)
-}
-
-/// The client a missing program belongs to, from a message that names the program
-/// (`exec: "rbd": executable file not found`, `iscsiadm: ...`, `mkfs.xfs`).
-pub fn client_in_text(text: &str) -> Option<&'static str> {
-    let tool = TOOL_MISSING
-        .captures(text)
-        .and_then(|c| c.get(1).or(c.get(2)))
-        .map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())?;
-    client_of_program(&tool)
-}
-
-/// `mount.nfs` → `nfs`, `rbd` → `rbd`, `iscsiadm` → `iscsi`, `mkfs.xfs` → `xfs`.
-pub fn client_of_program(tool: &str) -> Option<&'static str> {
-    let t = tool.rsplit('/').next().unwrap_or(tool);
-    let t = t
-        .strip_prefix("mount.")
-        .or_else(|| t.strip_prefix("mkfs."))
-        .or_else(|| t.strip_prefix("fsck."))
-        .unwrap_or(t);
-    Some(match t {
-        "nfs" | "nfs4" => "nfs",
-        "cifs" | "smb3" | "smbfs" => "cifs",
-        "glusterfs" => "glusterfs",
-        "ceph" | "ceph-fuse" | "cephfs" => "cephfs",
-        "rbd" | "rbd-nbd" => "rbd",
-        "iscsiadm" | "iscsid" | "iscsi" | "iscsi_tcp" => "iscsi",
-        "multipath" | "multipathd" => "multipath",
-        "xfs" | "xfs_repair" | "xfs_admin" | "xfs_growfs" => "xfs",
-        "ext4" | "ext3" | "ext2" | "e2fsck" | "resize2fs" | "tune2fs" => "ext4",
-        _ => return None,
-    })
 }
 
 /// Which OS family the node runs, from `--node-os` or the Node object.
@@ -998,9 +993,9 @@ fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
 /// The first variant of a step whose `when` fits the node's OS (`os: [unknown]` fits a node
 /// whose OS is not known).
 fn pick_variant<'a>(
-    variants: &'a [super::catalogue::VariantDef],
+    variants: &'a [VariantDef],
     profile: Option<&OsProfile>,
-) -> Option<&'a super::catalogue::VariantDef> {
+) -> Option<&'a VariantDef> {
     variants.iter().find(|v| {
         v.when.iter().all(|(key, values)| match profile {
             Some(p) => p.attr(key).is_some_and(|a| values.iter().any(|v| v == a)),
@@ -1364,13 +1359,13 @@ pub fn context_evidence(ctx: &MsgContext) -> (Vec<Evidence>, Vec<String>) {
     }
     if let Some(o) = &ctx.error.output {
         // systemd-run's own line says nothing about the failure.
-        let o = super::classify::normalize(o);
+        let o = normalize(o);
         let o = SCOPE_LINE.replace(&o, "");
         let o = o.trim();
         if !o.is_empty() {
             out.push(Evidence::fact(
                 "message",
-                format!("mount output: {}", super::clip(o, 400)),
+                format!("mount output: {}", clip(o, 400)),
             ));
         }
     }

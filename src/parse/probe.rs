@@ -71,9 +71,14 @@
 //! Unknown records and sections are ignored: a later probe may add some; the version changes
 //! only when the meaning of an existing line changes.
 
+use std::collections::BTreeMap;
+
 use crate::error::ParseError;
 use crate::model::{ModuleState, NodeFacts, OsRelease};
 use crate::parse::{mountinfo, transcripts};
+
+/// os-release(5) is read by its transcript reader; kept reachable here, where it was first.
+pub use crate::parse::transcripts::parse_os_release;
 
 const WHAT: &str = "volmnt probe output";
 
@@ -105,56 +110,6 @@ pub fn unescape_field(s: &str) -> String {
         }
     }
     out
-}
-
-/// Parse `/etc/os-release` (os-release(5): `KEY=value`, value optionally quoted).
-pub fn parse_os_release(text: &str) -> OsRelease {
-    let mut os = OsRelease::default();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some((k, v)) = line.split_once('=') else {
-            continue;
-        };
-        let v = os_release_value(v.trim());
-        let slot = match k.trim() {
-            "ID" => &mut os.id,
-            "ID_LIKE" => &mut os.id_like,
-            "VERSION_ID" => &mut os.version_id,
-            "PRETTY_NAME" => &mut os.pretty_name,
-            "NAME" => &mut os.name,
-            _ => continue,
-        };
-        if !v.is_empty() {
-            *slot = Some(v);
-        }
-    }
-    os
-}
-
-fn os_release_value(v: &str) -> String {
-    let quoted = |q: char| v.len() >= 2 && v.starts_with(q) && v.ends_with(q);
-    if quoted('\'') {
-        return v[1..v.len() - 1].to_string();
-    }
-    if quoted('"') {
-        let inner = &v[1..v.len() - 1];
-        let mut out = String::new();
-        let mut chars = inner.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        return out;
-    }
-    v.to_string()
 }
 
 /// Read probe output, saying in each fact family's provenance that it came from `via` (`node
@@ -210,8 +165,28 @@ pub fn parse_from(text: &str, via: &str) -> Result<NodeFacts, ParseError> {
 /// Read probe output.
 pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
     let mut lines = text.lines();
-    let first = lines
-        .next()
+    let version = read_version(lines.next())?;
+    let mut f = NodeFacts {
+        probe_version: version,
+        ..NodeFacts::default()
+    };
+    let mut r = Reading::default();
+    read_lines(&mut f, &mut r, lines);
+    f.hostname = r.live_host.take().or(r.etc_host.take());
+    read_sections(&mut f, &r);
+    if !f.complete {
+        f.errors.push(
+            "the probe output ends early (no `end` line): it was killed or cut, so facts after \
+             that point are missing"
+                .into(),
+        );
+    }
+    Ok(f)
+}
+
+/// The first line: `volmnt-probe VERSION`, of the version this parser reads.
+fn read_version(first: Option<&str>) -> Result<u32, ParseError> {
+    let first = first
         .map(|l| l.trim_end_matches('\r'))
         .ok_or_else(|| ParseError::new(WHAT, "empty: the probe printed nothing"))?;
     let version = match first.strip_prefix("volmnt-probe ") {
@@ -238,25 +213,32 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
         )
         .at(1));
     }
+    Ok(version)
+}
 
-    let mut f = NodeFacts {
-        probe_version: version,
-        ..NodeFacts::default()
-    };
+/// What the lines leave for the sections: their bodies, and the records that mean something
+/// only beside others (the host name's two sources, the kubelet's cgroup, what was checked).
+#[derive(Default)]
+struct Reading {
+    bodies: BTreeMap<String, String>,
+    live_host: Option<String>,
+    etc_host: Option<String>,
+    containerized: Option<bool>,
+    packages_checked: Vec<String>,
+    nfs_from: Option<String>,
+}
+
+/// The lines after the first: section bodies kept for [`read_sections`], records read as they
+/// come.
+fn read_lines<'a>(f: &mut NodeFacts, r: &mut Reading, lines: impl Iterator<Item = &'a str>) {
     let mut section: Option<String> = None;
-    let mut bodies: std::collections::BTreeMap<String, String> = Default::default();
-    let mut live_host: Option<String> = None;
-    let mut etc_host: Option<String> = None;
-    let mut containerized: Option<bool> = None;
-    let mut packages_checked: Vec<String> = Vec::new();
-    let mut nfs_from: Option<String> = None;
     for (i, raw) in lines.enumerate() {
         let line_no = i + 2;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if let Some(body) = line.strip_prefix('|') {
             match &section {
                 Some(s) => {
-                    let b = bodies.entry(s.clone()).or_default();
+                    let b = r.bodies.entry(s.clone()).or_default();
                     b.push_str(body);
                     b.push('\n');
                 }
@@ -279,237 +261,273 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
         }
         let mut parts = line.split('\t');
         let key = parts.next().unwrap_or_default();
-        let fields: Vec<String> = parts.map(unescape_field).collect();
-        let get = |n: usize| fields.get(n).cloned().filter(|s| !s.is_empty());
-        match key {
-            "root" => f.root = get(0),
-            "live" => f.live = get(0).as_deref() == Some("1"),
-            "mountinfo_source" => f.mounts_source = get(0),
-            "hostname" => match get(1).as_deref() {
-                Some("live") => live_host = get(0),
-                _ => etc_host = get(0),
-            },
-            "kernel" => {
-                f.kernel = get(0);
-                f.kernel_source = get(1);
-            }
-            // Without a live kernel, the tree's kernel (the last listed) stands in.
-            "kernel_tree"
-                if f.kernel_source
-                    .as_deref()
-                    .is_none_or(|s| s == "tree:lib/modules") =>
-            {
-                f.kernel = get(0);
-                f.kernel_source = Some("tree:lib/modules".into());
-            }
-            "arch" => f.arch = get(0),
-            "helper" | "tool" => {
-                if let (Some(name), Some(path)) = (get(0), get(1)) {
-                    let map = if key == "helper" {
-                        &mut f.helpers
-                    } else {
-                        &mut f.tools
-                    };
-                    map.entry(name).or_insert(path);
-                }
-            }
-            "modules_loadable" => f.modules_loadable = Some(get(0).as_deref() != Some("no")),
-            "module" => {
-                let state = match get(1).as_deref() {
-                    Some("loaded") => Some(ModuleState::Loaded),
-                    Some("builtin") => Some(ModuleState::Builtin),
-                    Some("available") => Some(ModuleState::Available),
-                    Some("missing") => Some(ModuleState::Missing),
-                    _ => None,
+        let fields = Fields(parts.map(unescape_field).collect());
+        read_record(f, r, key, &fields);
+    }
+}
+
+/// A record's fields, unescaped.
+struct Fields(Vec<String>);
+
+impl Fields {
+    /// Field `n`, `None` when absent or empty.
+    fn get(&self, n: usize) -> Option<String> {
+        self.0.get(n).cloned().filter(|s| !s.is_empty())
+    }
+
+    /// The non-empty fields from `n` on.
+    fn list(&self, n: usize) -> Vec<String> {
+        self.0
+            .iter()
+            .skip(n)
+            .filter(|p| !p.is_empty())
+            .cloned()
+            .collect()
+    }
+}
+
+/// One record, by its family.
+fn read_record(f: &mut NodeFacts, r: &mut Reading, key: &str, fields: &Fields) {
+    match key {
+        "root" | "live" | "mountinfo_source" | "hostname" | "kernel" | "kernel_tree" | "arch" => {
+            host_record(f, r, key, fields)
+        }
+        "helper" | "tool" | "helper_missing" => program_record(f, key, fields),
+        "modules_loadable" | "module" => module_record(f, key, fields),
+        "selinux" | "process" | "dmesg_restrict" => state_record(f, key, fields),
+        "kubelet_root" | "pods_dir" | "pod" | "kubelet_containerized" => {
+            kubelet_record(f, r, key, fields)
+        }
+        "skipped" | "error" | "log_source" | "unavailable" => note_record(f, key, fields),
+        "multipath_map" | "iscsi_initiatorname" => storage_record(f, key, fields),
+        "packages_checked" | "nfs_checked_from" | "nfs_server" | "nfs_tcp" => {
+            checked_record(f, r, key, fields)
+        }
+        // Known records that carry nothing the facts keep, and records of later probes.
+        _ => {}
+    }
+}
+
+/// What was read and where: the root, whether it is live, the host, its kernel and machine.
+fn host_record(f: &mut NodeFacts, r: &mut Reading, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "root" => f.root = get(0),
+        "live" => f.live = get(0).as_deref() == Some("1"),
+        "mountinfo_source" => f.mounts_source = get(0),
+        "hostname" => match get(1).as_deref() {
+            Some("live") => r.live_host = get(0),
+            _ => r.etc_host = get(0),
+        },
+        "kernel" => {
+            f.kernel = get(0);
+            f.kernel_source = get(1);
+        }
+        // Without a live kernel, the tree's kernel (the last listed) stands in.
+        "kernel_tree"
+            if f.kernel_source
+                .as_deref()
+                .is_none_or(|s| s == "tree:lib/modules") =>
+        {
+            f.kernel = get(0);
+            f.kernel_source = Some("tree:lib/modules".into());
+        }
+        "arch" => f.arch = get(0),
+        _ => {}
+    }
+}
+
+/// Mount helpers and tools, found or looked for and missing.
+fn program_record(f: &mut NodeFacts, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "helper" | "tool" => {
+            if let (Some(name), Some(path)) = (get(0), get(1)) {
+                let map = if key == "helper" {
+                    &mut f.helpers
+                } else {
+                    &mut f.tools
                 };
-                if let (Some(name), Some(state)) = (get(0), state) {
-                    f.modules.insert(name, state);
+                map.entry(name).or_insert(path);
+            }
+        }
+        "helper_missing" => {
+            if let Some(name) = get(0) {
+                let dirs = get(1).unwrap_or_default();
+                f.helpers_missing
+                    .insert(name, format!("not in {}", dirs.trim()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Kernel modules: whether any can be loaded, and each one's state.
+fn module_record(f: &mut NodeFacts, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "modules_loadable" => f.modules_loadable = Some(get(0).as_deref() != Some("no")),
+        "module" => {
+            let state = match get(1).as_deref() {
+                Some("loaded") => Some(ModuleState::Loaded),
+                Some("builtin") => Some(ModuleState::Builtin),
+                Some("available") => Some(ModuleState::Available),
+                Some("missing") => Some(ModuleState::Missing),
+                _ => None,
+            };
+            if let (Some(name), Some(state)) = (get(0), state) {
+                f.modules.insert(name, state);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The node's state: SELinux's mode, which daemons run, kernel.dmesg_restrict.
+fn state_record(f: &mut NodeFacts, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "selinux" => {
+            f.selinux = get(0).map(|s| s.to_ascii_lowercase());
+            f.selinux_source = get(1);
+        }
+        "process" => {
+            let running = match get(1).as_deref() {
+                Some("yes") => Some(true),
+                Some("no") => Some(false),
+                _ => None,
+            };
+            match get(0).as_deref() {
+                Some("rpc.statd") => f.rpc_statd_running = running,
+                Some("rpcbind") => f.rpcbind_running = running,
+                Some("kubelet") => f.kubelet_running = running,
+                Some("multipathd") => {
+                    f.multipath.get_or_insert_with(Default::default).running = running
                 }
-            }
-            "selinux" => {
-                f.selinux = get(0).map(|s| s.to_ascii_lowercase());
-                f.selinux_source = get(1);
-            }
-            "process" => {
-                let running = match get(1).as_deref() {
-                    Some("yes") => Some(true),
-                    Some("no") => Some(false),
-                    _ => None,
-                };
-                match get(0).as_deref() {
-                    Some("rpc.statd") => f.rpc_statd_running = running,
-                    Some("rpcbind") => f.rpcbind_running = running,
-                    Some("kubelet") => f.kubelet_running = running,
-                    Some("multipathd") => {
-                        f.multipath.get_or_insert_with(Default::default).running = running
-                    }
-                    Some("iscsid") => {
-                        f.iscsi.get_or_insert_with(Default::default).iscsid_running = running
-                    }
-                    _ => {}
+                Some("iscsid") => {
+                    f.iscsi.get_or_insert_with(Default::default).iscsid_running = running
                 }
+                _ => {}
             }
-            "kubelet_root" => {
-                f.kubelet_root = get(0);
-                f.kubelet_root_source = get(1);
+        }
+        "dmesg_restrict" => f.dmesg_restrict = get(0).map(|v| v != "0"),
+        _ => {}
+    }
+}
+
+/// The kubelet's root dir, its pods, whether it runs in a container.
+fn kubelet_record(f: &mut NodeFacts, r: &mut Reading, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "kubelet_root" => {
+            f.kubelet_root = get(0);
+            f.kubelet_root_source = get(1);
+        }
+        "pods_dir" if get(1).as_deref() == Some("present") => {
+            f.pod_uids.get_or_insert_with(Vec::new);
+        }
+        "pod" => {
+            if let Some(uid) = get(0) {
+                f.pod_uids.get_or_insert_with(Vec::new).push(uid);
             }
-            "pods_dir" if get(1).as_deref() == Some("present") => {
-                f.pod_uids.get_or_insert_with(Vec::new);
+        }
+        "kubelet_containerized" => r.containerized = Some(get(0).as_deref() == Some("yes")),
+        _ => {}
+    }
+}
+
+/// What the probe says about itself: steps skipped or failed, where logs came from, what it
+/// could not read.
+fn note_record(f: &mut NodeFacts, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n).unwrap_or_default();
+    match key {
+        "skipped" => f
+            .errors
+            .push(format!("{}: skipped {} ({})", get(0), get(1), get(2))),
+        "error" => f.errors.push(format!("{}: {}", get(0), get(1))),
+        "log_source" => f.log_sources.push(format!("{}: {}", get(0), get(1))),
+        "unavailable" => f.add_unavailable(format!("{}: {}", get(0), get(1))),
+        _ => {}
+    }
+}
+
+/// Multipath maps read from sysfs, and an absent iSCSI initiator name file.
+fn storage_record(f: &mut NodeFacts, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "multipath_map" => {
+            if let Some(name) = get(0) {
+                let mp = f.multipath.get_or_insert_with(Default::default);
+                mp.maps.push(crate::model::MultipathMap {
+                    name,
+                    wwid: get(1),
+                    dm: get(2),
+                    vendor: get(3).map(|v| v.trim().to_string()),
+                    product: get(4).map(|v| v.trim().to_string()),
+                    paths: fields.list(5),
+                });
             }
-            "pod" => {
-                if let Some(uid) = get(0) {
-                    f.pod_uids.get_or_insert_with(Vec::new).push(uid);
-                }
-            }
-            "skipped" => f.errors.push(format!(
-                "{}: skipped {} ({})",
-                get(0).unwrap_or_default(),
-                get(1).unwrap_or_default(),
-                get(2).unwrap_or_default()
-            )),
-            "error" => f.errors.push(format!(
-                "{}: {}",
-                get(0).unwrap_or_default(),
-                get(1).unwrap_or_default()
-            )),
-            "log_source" => f.log_sources.push(format!(
-                "{}: {}",
-                get(0).unwrap_or_default(),
-                get(1).unwrap_or_default()
-            )),
-            "helper_missing" => {
-                if let Some(name) = get(0) {
-                    let dirs = get(1).unwrap_or_default();
-                    f.helpers_missing
-                        .insert(name, format!("not in {}", dirs.trim()));
-                }
-            }
-            "kubelet_containerized" => containerized = Some(get(0).as_deref() == Some("yes")),
-            "dmesg_restrict" => f.dmesg_restrict = get(0).map(|v| v != "0"),
-            "unavailable" => f.add_unavailable(format!(
-                "{}: {}",
-                get(0).unwrap_or_default(),
-                get(1).unwrap_or_default()
-            )),
-            "multipath_map" => {
-                if let Some(name) = get(0) {
-                    let mp = f.multipath.get_or_insert_with(Default::default);
-                    mp.maps.push(crate::model::MultipathMap {
-                        name,
-                        wwid: get(1),
-                        dm: get(2),
-                        vendor: get(3).map(|v| v.trim().to_string()),
-                        product: get(4).map(|v| v.trim().to_string()),
-                        paths: fields
-                            .iter()
-                            .skip(5)
-                            .filter(|p| !p.is_empty())
-                            .cloned()
-                            .collect(),
+        }
+        "iscsi_initiatorname" if get(0).as_deref() == Some("absent") => {
+            f.iscsi
+                .get_or_insert_with(Default::default)
+                .initiator_file_present = Some(false);
+        }
+        _ => {}
+    }
+}
+
+/// What the probe looked for: packages by name, NFS servers (from where, and their TCP port).
+fn checked_record(f: &mut NodeFacts, r: &mut Reading, key: &str, fields: &Fields) {
+    let get = |n: usize| fields.get(n);
+    match key {
+        "packages_checked" => r.packages_checked = fields.list(1),
+        "nfs_checked_from" => r.nfs_from = get(0),
+        "nfs_server" => {
+            if let Some(s) = get(0) {
+                if !f.nfs_servers.iter().any(|x| x.server == s) {
+                    f.nfs_servers.push(crate::model::NfsServerAnswer {
+                        server: s,
+                        ..Default::default()
                     });
                 }
             }
-            "iscsi_initiatorname" if get(0).as_deref() == Some("absent") => {
-                f.iscsi
-                    .get_or_insert_with(Default::default)
-                    .initiator_file_present = Some(false);
-            }
-            "packages_checked" => {
-                packages_checked = fields
-                    .iter()
-                    .skip(1)
-                    .filter(|p| !p.is_empty())
-                    .cloned()
-                    .collect();
-            }
-            "nfs_checked_from" => nfs_from = get(0),
-            "nfs_server" => {
-                if let Some(s) = get(0) {
-                    if !f.nfs_servers.iter().any(|x| x.server == s) {
-                        f.nfs_servers.push(crate::model::NfsServerAnswer {
-                            server: s,
-                            ..Default::default()
-                        });
-                    }
-                }
-            }
-            "nfs_tcp" => {
-                if let (Some(s), Some(state)) = (get(0), get(2)) {
-                    if let Some(x) = f.nfs_servers.iter_mut().find(|x| x.server == s) {
-                        let open = state == "open";
-                        x.reachable = Some(x.reachable.unwrap_or(false) || open);
-                        if !open && x.error.is_none() {
-                            x.error = Some(format!("TCP port 2049: {state}"));
-                        }
-                    }
-                }
-            }
-            // Known records that carry nothing the facts keep, and records of later probes.
-            _ => {}
         }
+        "nfs_tcp" => {
+            if let (Some(s), Some(state)) = (get(0), get(2)) {
+                if let Some(x) = f.nfs_servers.iter_mut().find(|x| x.server == s) {
+                    let open = state == "open";
+                    x.reachable = Some(x.reachable.unwrap_or(false) || open);
+                    if !open && x.error.is_none() {
+                        x.error = Some(format!("TCP port 2049: {state}"));
+                    }
+                }
+            }
+        }
+        _ => {}
     }
-    f.hostname = live_host.or(etc_host);
+}
 
-    if let Some(text) = bodies.get("os-release") {
+/// The sections, once every record is read, each by the reader of the format it holds.
+fn read_sections(f: &mut NodeFacts, r: &Reading) {
+    if let Some(text) = r.bodies.get("os-release") {
         f.os = parse_os_release(text);
     }
-    if let Some(text) = bodies.get("filesystems") {
-        f.filesystems = text
-            .lines()
-            .filter_map(|l| l.split_whitespace().last())
-            .map(str::to_string)
-            .collect();
+    if let Some(text) = r.bodies.get("filesystems") {
+        f.filesystems = transcripts::parse_filesystems(text);
     }
-    for (section, into) in [("kubelet-log", 0), ("kernel-log", 1)] {
-        if let Some(text) = bodies.get(section) {
-            let mut lines: Vec<String> = text
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(str::to_string)
-                .collect();
-            if into == 1 {
-                // dmesg's refusal (`dmesg: read kernel buffer failed: Operation not permitted`)
-                // is no kernel line: it says the ring buffer could not be read.
-                let before = lines.len();
-                lines.retain(|l| {
-                    !(l.contains("read kernel buffer failed")
-                        || l.starts_with("dmesg:")
-                        || l.contains("klogctl"))
-                });
-                if lines.len() < before {
-                    f.add_unavailable(
-                        "kernel_log: dmesg could not read the kernel ring buffer (kernel.dmesg_restrict=1 needs CAP_SYSLOG)",
-                    );
-                    f.log_sources.retain(|s| s != "kernel: dmesg");
-                }
-                lines.retain(|l| crate::parse::transcripts::is_storage_kernel_line(l));
-            }
-            if into == 0 {
-                f.kubelet_log = lines;
-            } else {
-                f.kernel_log = lines;
-            }
-        }
-    }
+    read_log_sections(f, &r.bodies);
     read_evidence_sections(
-        &mut f,
-        &bodies,
-        containerized,
-        &packages_checked,
-        nfs_from.as_deref(),
+        f,
+        &r.bodies,
+        r.containerized,
+        &r.packages_checked,
+        r.nfs_from.as_deref(),
     );
-    if let Some(text) = bodies.get("mountinfo") {
-        for (i, l) in text.lines().enumerate() {
-            if l.trim().is_empty() {
-                continue;
-            }
-            match mountinfo::parse_mountinfo_line(l) {
-                Ok(m) => f.mounts.push(m),
-                Err(e) => f
-                    .errors
-                    .push(format!("mountinfo line {}: {}", i + 1, e.message)),
-            }
-        }
+    if let Some(text) = r.bodies.get("mountinfo") {
+        let (mounts, errors) = transcripts::read_mountinfo(text);
+        f.mounts.extend(mounts);
+        f.errors.extend(errors);
     }
     if f.mounts_source.is_some() && f.mounts.is_empty() {
         f.errors
@@ -526,21 +544,35 @@ pub fn parse(text: &str) -> Result<NodeFacts, ParseError> {
             k.root_dir_source = f.kubelet_root_source.clone();
         }
     }
-    if !f.complete {
-        f.errors.push(
-            "the probe output ends early (no `end` line): it was killed or cut, so facts after \
-             that point are missing"
-                .into(),
-        );
+}
+
+/// `[kubelet-log]` (the kubelet's lines that name the pod or its volumes) and `[kernel-log]`
+/// (the kernel's storage lines, read by the kernel log reader).
+fn read_log_sections(f: &mut NodeFacts, bodies: &BTreeMap<String, String>) {
+    if let Some(text) = bodies.get("kubelet-log") {
+        f.kubelet_log = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect();
     }
-    Ok(f)
+    if let Some(text) = bodies.get("kernel-log") {
+        let (lines, refused) = transcripts::probe_section_lines(text);
+        if refused {
+            f.add_unavailable(
+                "kernel_log: dmesg could not read the kernel ring buffer (kernel.dmesg_restrict=1 needs CAP_SYSLOG)",
+            );
+            f.log_sources.retain(|s| s != "kernel: dmesg");
+        }
+        f.kernel_log = lines;
+    }
 }
 
 /// The evidence sections (format version 1 additions), each read by the parser of the command
 /// or file it holds, so the probe and a pasted transcript give the same facts.
 fn read_evidence_sections(
     f: &mut NodeFacts,
-    bodies: &std::collections::BTreeMap<String, String>,
+    bodies: &BTreeMap<String, String>,
     containerized: Option<bool>,
     packages_checked: &[String],
     nfs_from: Option<&str>,
@@ -553,38 +585,9 @@ fn read_evidence_sections(
             None => (name.as_str(), None),
         };
         match sec {
-            "kubelet-cmdline" => {
-                if let Some(k) = transcripts::parse_kubelet(text, Some("cat /proc/PID/cmdline")) {
-                    let mut tmp = NodeFacts {
-                        kubelet: f.kubelet.take(),
-                        ..NodeFacts::default()
-                    };
-                    transcripts::merge(
-                        &mut tmp,
-                        NodeFacts {
-                            kubelet: Some(k),
-                            ..NodeFacts::default()
-                        },
-                    );
-                    f.kubelet = tmp.kubelet;
-                }
-            }
+            "kubelet-cmdline" => kubelet_section(f, text, "cat /proc/PID/cmdline"),
             "kubelet-args" => {
-                let cmd = format!("grep root-dir {}", arg.unwrap_or(""));
-                if let Some(k) = transcripts::parse_kubelet(text, Some(&cmd)) {
-                    let mut tmp = NodeFacts {
-                        kubelet: f.kubelet.take(),
-                        ..NodeFacts::default()
-                    };
-                    transcripts::merge(
-                        &mut tmp,
-                        NodeFacts {
-                            kubelet: Some(k),
-                            ..NodeFacts::default()
-                        },
-                    );
-                    f.kubelet = tmp.kubelet;
-                }
+                kubelet_section(f, text, &format!("grep root-dir {}", arg.unwrap_or("")))
             }
             "kubelet-config" => {
                 let k = f.kubelet.get_or_insert_with(Default::default);
@@ -599,93 +602,23 @@ fn read_evidence_sections(
                 } else {
                     transcripts::parse_blkid(text)
                 };
-                for e in entries {
-                    match f.blkid.iter_mut().find(|x| x.device == e.device) {
-                        Some(x) => {
-                            // udev's reading is newer than blkid's cache.
-                            if sec == "blkid-udev" {
-                                x.fs_type = e.fs_type.or(x.fs_type.take());
-                                x.uuid = e.uuid.or(x.uuid.take());
-                                x.label = e.label.or(x.label.take());
-                            }
-                            x.other.extend(e.other);
-                        }
-                        None => f.blkid.push(e),
-                    }
-                }
+                // udev's reading is newer than blkid's cache.
+                transcripts::add_devices(&mut f.blkid, entries, |_| sec == "blkid-udev");
             }
             "multipath-conf" => {
                 let (find, blacklist) = transcripts::parse_multipath_conf(text);
-                let mp = f.multipath.get_or_insert_with(Default::default);
-                if find.is_some() {
-                    mp.find_multipaths = find;
-                }
-                mp.blacklist.extend(blacklist);
+                transcripts::add_conf(
+                    f.multipath.get_or_insert_with(Default::default),
+                    find,
+                    blacklist,
+                );
             }
-            "iscsi-initiatorname" => {
-                let i = f.iscsi.get_or_insert_with(Default::default);
-                if let Ok(name) = transcripts::parse_initiatorname(text) {
-                    i.initiator_file_present = Some(true);
-                    i.initiator_name = Some(name);
-                }
-            }
-            "iscsi-sessions" => {
-                let i = f.iscsi.get_or_insert_with(Default::default);
-                i.sessions
-                    .extend(transcripts::parse_iscsi_sessions(text).unwrap_or_default());
-            }
-            "df" | "df-i" => {
-                for mut d in transcripts::parse_df(text) {
-                    if !prefix.is_empty() {
-                        if let Some(r) = d.mounted_on.strip_prefix(&prefix) {
-                            d.mounted_on = if r.is_empty() {
-                                "/".into()
-                            } else {
-                                r.to_string()
-                            };
-                        }
-                    }
-                    f.df.push(d);
-                }
-            }
+            "iscsi-initiatorname" | "iscsi-sessions" => iscsi_section(f, sec, text),
+            "df" | "df-i" => df_section(f, &prefix, text),
             "dpkg-status" | "rpm-q" | "apk-installed" => {
-                let pk = match sec {
-                    "dpkg-status" => transcripts::parse_packages(text, "dpkg", &[]),
-                    "rpm-q" => transcripts::parse_packages(text, "rpm", packages_checked),
-                    _ => text
-                        .lines()
-                        .filter_map(|l| l.split_once(' '))
-                        .map(|(n, v)| (n.to_string(), Some(v.trim().to_string())))
-                        .collect(),
-                };
-                f.packages.extend(pk);
-                for p in packages_checked {
-                    f.packages.entry(p.clone()).or_insert(None);
-                }
+                packages_section(f, sec, text, packages_checked)
             }
-            "rpcinfo" | "showmount" => {
-                let server = arg.unwrap_or_default();
-                let a = if sec == "rpcinfo" {
-                    transcripts::parse_rpcinfo(text, server)
-                } else {
-                    let mut a = transcripts::parse_showmount(text, Some(server));
-                    a.server = server.to_string();
-                    a
-                };
-                match f.nfs_servers.iter_mut().find(|x| x.server == server) {
-                    Some(x) => {
-                        if let Some(r) = a.reachable {
-                            x.reachable = Some(x.reachable.unwrap_or(false) || r);
-                        }
-                        x.versions.extend(a.versions);
-                        x.exports.extend(a.exports);
-                        if a.error.is_some() {
-                            x.error = a.error;
-                        }
-                    }
-                    None => f.nfs_servers.push(a),
-                }
-            }
+            "rpcinfo" | "showmount" => nfs_section(f, sec, arg.unwrap_or_default(), text),
             _ => {}
         }
     }
@@ -699,6 +632,94 @@ fn read_evidence_sections(
                 "the probe pod's network on the node, not the node's own (no hostNetwork): a NetworkPolicy or the node's firewall may differ",
             );
         }
+    }
+}
+
+/// `[kubelet-cmdline]` and `[kubelet-args FILE]`, read as `cmd`'s output would be.
+fn kubelet_section(f: &mut NodeFacts, text: &str, cmd: &str) {
+    if let Some(k) = transcripts::parse_kubelet(text, Some(cmd)) {
+        let mut tmp = NodeFacts {
+            kubelet: f.kubelet.take(),
+            ..NodeFacts::default()
+        };
+        transcripts::merge(
+            &mut tmp,
+            NodeFacts {
+                kubelet: Some(k),
+                ..NodeFacts::default()
+            },
+        );
+        f.kubelet = tmp.kubelet;
+    }
+}
+
+/// `[iscsi-initiatorname]` (the file) and `[iscsi-sessions]` (`iscsiadm -m session`'s layout).
+fn iscsi_section(f: &mut NodeFacts, sec: &str, text: &str) {
+    let i = f.iscsi.get_or_insert_with(Default::default);
+    if sec == "iscsi-initiatorname" {
+        if let Ok(name) = transcripts::parse_initiatorname(text) {
+            i.initiator_file_present = Some(true);
+            i.initiator_name = Some(name);
+        }
+    } else {
+        i.sessions
+            .extend(transcripts::parse_iscsi_sessions(text).unwrap_or_default());
+    }
+}
+
+/// `[df]` / `[df-i]` (`df -P` / `df -Pi` of the host's paths under the probe's root, which is
+/// taken off again).
+fn df_section(f: &mut NodeFacts, prefix: &str, text: &str) {
+    for mut d in transcripts::parse_df(text) {
+        if !prefix.is_empty() {
+            if let Some(r) = d.mounted_on.strip_prefix(prefix) {
+                d.mounted_on = if r.is_empty() {
+                    "/".into()
+                } else {
+                    r.to_string()
+                };
+            }
+        }
+        f.df.push(d);
+    }
+}
+
+/// `[dpkg-status]`, `[rpm-q]`, `[apk-installed]`; a package checked and not listed is not
+/// installed.
+fn packages_section(f: &mut NodeFacts, sec: &str, text: &str, packages_checked: &[String]) {
+    let pk = match sec {
+        "dpkg-status" => transcripts::parse_packages(text, "dpkg", &[]),
+        "rpm-q" => transcripts::parse_packages(text, "rpm", packages_checked),
+        _ => transcripts::parse_name_version(text),
+    };
+    f.packages.extend(pk);
+    for p in packages_checked {
+        f.packages.entry(p.clone()).or_insert(None);
+    }
+}
+
+/// `[rpcinfo SERVER]` / `[showmount SERVER]`: joined to what the records said of the server
+/// (its TCP port).
+fn nfs_section(f: &mut NodeFacts, sec: &str, server: &str, text: &str) {
+    let a = if sec == "rpcinfo" {
+        transcripts::parse_rpcinfo(text, server)
+    } else {
+        let mut a = transcripts::parse_showmount(text, Some(server));
+        a.server = server.to_string();
+        a
+    };
+    match f.nfs_servers.iter_mut().find(|x| x.server == server) {
+        Some(x) => {
+            if let Some(r) = a.reachable {
+                x.reachable = Some(x.reachable.unwrap_or(false) || r);
+            }
+            x.versions.extend(a.versions);
+            x.exports.extend(a.exports);
+            if a.error.is_some() {
+                x.error = a.error;
+            }
+        }
+        None => f.nfs_servers.push(a),
     }
 }
 
@@ -793,16 +814,6 @@ mod tests {
         let f = parse("volmnt-probe 1\r\nroot\t/\r\nend\r\n").unwrap();
         assert!(f.complete);
         assert_eq!(f.root.as_deref(), Some("/"));
-    }
-
-    #[test]
-    fn os_release_quoting() {
-        let os = parse_os_release(
-            "# c\nNAME='Alpine Linux'\nID=alpine\nPRETTY_NAME=\"a \\\"q\\\" b\"\nID_LIKE=\"rhel fedora\"\n",
-        );
-        assert_eq!(os.name.as_deref(), Some("Alpine Linux"));
-        assert_eq!(os.pretty_name.as_deref(), Some("a \"q\" b"));
-        assert_eq!(os.id_like.as_deref(), Some("rhel fedora"));
     }
 
     #[test]

@@ -882,7 +882,7 @@ WANT_KLOG=
 if [ -n "$WANT_KLOG" ]; then
     LOGMAX=${VOLMNT_LOG_BYTES:-8388608}
     case $LOGMAX in '' | *[!0-9]*) LOGMAX=8388608 ;; esac
-    # The storage words: the same text as KERNEL_STORAGE_PATTERN in src/parse/transcripts.rs.
+    # The storage words: the same text as KERNEL_STORAGE_PATTERN in src/parse/transcripts/kernel_log.rs.
     KPAT='rbd|libceph|ceph|nfs|lockd[: ]|sunrpc|cifs|smb[23: ]|ksmbd|iscsi|scsi|\[sd[a-z]|\[vd[a-z]|xvd[a-z]|nvme|virtio_blk|dm-[0-9]|device-mapper|multipath|loop[0-9]|nbd[0-9]|drbd|blk_update_request|i/o error|buffer i/o|xfs|ext[234]|btrfs|jbd2|fuse[:. ]|fuseblk|vfs:|avc: +denied|apparmor=.denied'
     printf '[kernel-log]\n'
     _kread=

@@ -6,7 +6,7 @@
 //! status.volumesInUse; the controller adds it to status.volumesAttached once attached).
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 /// Findings about the attach step; the first one present gets the object evidence.
@@ -155,7 +155,12 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                 let err = st
                     .and_then(|s| s.attach_error.as_ref())
                     .and_then(|e| e.message.clone())
-                    .map(|m| format!(", attachError: \"{}\"", crate::diagnose::clip(&m, 300)))
+                    .map(|m| {
+                        format!(
+                            ", attachError: \"{}\"",
+                            crate::diagnose::text::clip(&m, 300)
+                        )
+                    })
                     .unwrap_or_default();
                 lines.push(format!(
                     "VolumeAttachment {name} for PV {pv_name} on node {node}: attached=false{err}"

@@ -5,7 +5,7 @@
 use k8s_openapi::api::core::v1::Pod;
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 /// Causes that are explained by the volume still being used on another node.

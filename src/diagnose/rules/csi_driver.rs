@@ -2,7 +2,7 @@
 //! plugin never registered there.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {

@@ -9,7 +9,7 @@
 use k8s_openapi::api::core::v1::Node;
 
 use crate::diagnose::context::{matches_unique, Hints};
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 fn internal_ip(n: &Node) -> Option<String> {

@@ -1,7 +1,7 @@
 //! Objects the API said do not exist (404): a claim or a ConfigMap/Secret the pod mounts.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {

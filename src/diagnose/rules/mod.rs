@@ -14,7 +14,7 @@ mod pvc_state;
 mod rbd_holders;
 
 use super::context::Hints;
-use super::Accs;
+use super::findings::Accs;
 use crate::model::Case;
 
 /// A rule reads the case and adjusts the findings under construction.

@@ -3,7 +3,7 @@
 //! NFS client would not help.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 pub fn apply(_case: &Case, _hints: &Hints, accs: &mut Accs) {

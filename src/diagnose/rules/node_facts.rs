@@ -2,7 +2,7 @@
 //! causes: a missing mount helper or tool, rpc.statd not running, kubelet's root dir not shared.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::{Case, NodeFacts, Propagation};
 
 /// The helper or tool each client needs, as the probe names them.
@@ -50,7 +50,11 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
             continue;
         }
         let client = client
-            .or_else(|| a.ctx.as_ref().and_then(crate::diagnose::steps::client_of))
+            .or_else(|| {
+                a.ctx
+                    .as_ref()
+                    .and_then(crate::diagnose::volume_kinds::client_of)
+            })
             .unwrap_or_default();
         let names = needed_by(&client);
         if names.is_empty() {

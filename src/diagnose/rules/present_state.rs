@@ -4,8 +4,10 @@
 //! registered on the node now), and a finding whose newest message is much older than the
 //! newest failure weighs less than what the pod is failing on now.
 
+use crate::diagnose::catalogue::catalogue;
 use crate::diagnose::context::Hints;
-use crate::diagnose::{catalogue::catalogue, human_age, Accs};
+use crate::diagnose::findings::Accs;
+use crate::diagnose::text::human_age;
 use crate::model::Case;
 
 /// How much older than the newest failure a finding's newest message may be before it weighs
@@ -109,7 +111,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     // A claim reported unbound or missing, then a newer failure at a later stage (kubelet
     // mounting or attaching a volume of the pod): the claim was bound since; that report is
     // history. Times are compared when both have them, else ages from the same kind of input.
-    let later_stage = |a: &crate::diagnose::Acc| {
+    let later_stage = |a: &crate::diagnose::findings::Acc| {
         a.ruled_out.is_none()
             && a.ctx
                 .as_ref()
@@ -153,7 +155,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 if newest - t > STALE_AFTER_SECS {
                     a.confidence *= 0.8;
                     // A weakening fact is not support from the objects.
-                    let e = crate::diagnose::report::Evidence::fact(
+                    let e = crate::model::report::Evidence::fact(
                         "objects",
                         format!(
                             "its newest message is {} older than the pod's newest failure: the state may have changed since",

@@ -2,7 +2,7 @@
 //! there is nothing to mount yet, whatever the mount messages say.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {

@@ -2,7 +2,7 @@
 //! locker and address (the old node, in the 2017 incident) or the watcher's address.
 
 use crate::diagnose::context::Hints;
-use crate::diagnose::Accs;
+use crate::diagnose::findings::Accs;
 use crate::model::Case;
 
 pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
