@@ -43,6 +43,16 @@ impl<T> Fetch<T> {
 pub const PAGE: u32 = 500;
 
 /// How a list is named in `-vv`'s timings: `list pods spec.nodeName=n1 (cache)`.
+/// An object's place in the API server's storage, whose order lists and their pages follow
+/// (`namespace/name`, or `name` for a cluster-scoped object).
+fn store_key<K: kube::Resource>(o: &K) -> String {
+    let m = o.meta();
+    match &m.namespace {
+        Some(ns) => format!("{ns}/{}", m.name.as_deref().unwrap_or_default()),
+        None => m.name.clone().unwrap_or_default(),
+    }
+}
+
 pub(super) fn list_label(access: Access<'_>, params: &ListParams) -> String {
     let mut s = format!("list {}", access.resource);
     if let Some(ns) = access.namespace {
@@ -151,16 +161,45 @@ impl Cluster {
         api: Api<K>,
         params: ListParams,
         access: Access<'_>,
-        keep: impl FnMut(&K) -> bool,
+        mut keep: impl FnMut(&K) -> bool,
     ) -> Result<Fetch<Vec<K>>>
     where
         K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
     {
-        let params = params
+        let cached = params
+            .clone()
             .matching(kube::api::VersionMatch::NotOlderThan)
             .at("1")
             .limit(PAGE);
-        self.list_pages(api, params, access, keep).await
+        let mut last: Option<String> = None;
+        let mut out = Vec::new();
+        let first = self
+            .pages(&api, cached, access, true, &mut out, &mut |o: &K| {
+                last = Some(store_key(o));
+                keep(o)
+            })
+            .await?;
+        if let Some(done) = first {
+            return Ok(done.map(|()| out));
+        }
+        // A continue token the server no longer honours (410 Expired): the cache answered at
+        // its own version, which on a kind nobody changed for a while is older than etcd's
+        // last compaction, and the next page went to etcd at that version (seen on the real
+        // v1.36 server with etcd 3.4 after other namespaces' churn). The rest is read as a
+        // default list does, from etcd at its current version, in the same key order, past
+        // the last object already handed to `keep`.
+        let last = last.unwrap_or_default();
+        let done = self
+            .pages(
+                &api,
+                params.limit(PAGE),
+                access,
+                false,
+                &mut out,
+                &mut |o: &K| store_key(o) > last && keep(o),
+            )
+            .await?;
+        Ok(done.unwrap_or(Fetch::Missing).map(|()| out))
     }
 
     async fn list_pages<K>(
@@ -174,26 +213,51 @@ impl Cluster {
         K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
     {
         let mut out = Vec::new();
+        let done = self
+            .pages(&api, params, access, false, &mut out, &mut keep)
+            .await?;
+        Ok(done.unwrap_or(Fetch::Missing).map(|()| out))
+    }
+
+    /// The pages of one list into `out`, each filtered by `keep`. `Ok(None)` when
+    /// `expired_ok` and a continue token was refused as too old (410 Expired); otherwise that
+    /// is an error like any other.
+    async fn pages<K>(
+        &self,
+        api: &Api<K>,
+        params: ListParams,
+        access: Access<'_>,
+        expired_ok: bool,
+        out: &mut Vec<K>,
+        keep: &mut impl FnMut(&K) -> bool,
+    ) -> Result<Option<Fetch<()>>>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    {
         let mut params = params;
         let what = list_label(access, &params);
         loop {
             let action = what.clone();
             let page: ObjectList<K> = match self.timed(&action, api.list(&params)).await? {
                 Ok(p) => p,
-                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Fetch::Missing),
+                Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Some(Fetch::Missing)),
                 Err(kube::Error::Api(s)) if s.code == 403 => {
                     self.record_denied(access.describe("list"));
-                    return Ok(Fetch::Denied);
+                    return Ok(Some(Fetch::Denied));
+                }
+                Err(kube::Error::Api(s))
+                    if s.code == 410 && expired_ok && params.continue_token.is_some() =>
+                {
+                    return Ok(None);
                 }
                 Err(e) => return Err(self.fail(&action, e)),
             };
             out.extend(page.items.into_iter().filter(|o| keep(o)));
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => params = params.continue_token(&token),
-                None => break,
+                None => return Ok(Some(Fetch::Got(()))),
             }
         }
-        Ok(Fetch::Got(out))
     }
 
     /// Names of objects (metadata only, paginated) matching `params`; `None` when not allowed or
