@@ -394,6 +394,9 @@ pub struct Options {
     /// issue with 400. Off: tokens are kube-apiserver's storage.EncodeContinue form, and one
     /// that names a start key is honoured from that key, as the real server does.
     pub opaque_continue: bool,
+    /// Run the DaemonSet controller (kube-controller-manager's); false: a DaemonSet created is
+    /// stored and nothing ever acts on it (no pods, no status), as on an apiserver alone.
+    pub daemonset_controller: bool,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -491,6 +494,7 @@ impl Default for Options {
             tls: false,
             http1_only: false,
             opaque_continue: false,
+            daemonset_controller: true,
         }
     }
 }
@@ -1959,7 +1963,11 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
                     }
                 }
             }
-            if def.group == "apps" && def.resource == "daemonsets" && !call.dry_run() {
+            if def.group == "apps"
+                && def.resource == "daemonsets"
+                && !call.dry_run()
+                && shared.opts().daemonset_controller
+            {
                 if let Ok(resp) = &r {
                     if resp.status() == 201 {
                         daemonset_controller(shared, call);

@@ -19,7 +19,7 @@ use super::nodes::{lists_volumes, slim_node};
 use super::reads::Fetch;
 use super::refs::{event_from_core, ns_of, ns_of_meta, ClaimUser, PodRefs};
 use super::slim::ClaimPod;
-use super::stuck::is_stuck;
+use super::stuck::{has_volume_failure, is_stuck};
 use crate::error::{Error, Result};
 use crate::model::{Case, Event};
 
@@ -28,30 +28,62 @@ type Key = (String, String);
 
 impl Cluster {
     /// Every stuck pod of a namespace (or of all, `None`), each with its case, from shared
-    /// paginated lists: the number of requests grows with pages, not with pods.
+    /// paginated lists: the number of requests grows with pages, not with pods. A pod younger
+    /// than `min_age` is stuck too when its events say a volume failed; the others are only
+    /// counted (`Fleet::young`).
     pub async fn collect_namespace(
         &self,
         namespace: Option<&str>,
         min_age: Duration,
         now_secs: i64,
-    ) -> Result<Vec<Case>> {
+    ) -> Result<Fleet> {
         let scope = Scope { namespace };
-        let first = self.first_round(scope, min_age, now_secs).await?;
-        if first.stuck.is_empty() {
-            return Ok(Vec::new());
+        let mut first = self.first_round(scope, min_age, now_secs).await?;
+        if first.stuck.is_empty() && first.young.is_empty() {
+            return Ok(Fleet {
+                cases: Vec::new(),
+                young: 0,
+            });
         }
+        // The young pods are read as the stuck ones are: their events say whether they are.
         let wanted = narrow(&first);
         let second = self.second_round(scope, &wanted).await?;
+        // A young pod whose events say a volume failed is stuck at any age.
+        let (failing, young): (Vec<Pod>, Vec<Pod>) =
+            std::mem::take(&mut first.young).into_iter().partition(|p| {
+                second
+                    .warnings
+                    .get(&(ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+                    .is_some_and(has_volume_failure)
+            });
+        let young = young.len();
+        let failing_keys: BTreeSet<Key> = failing
+            .iter()
+            .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+            .collect();
+        first.stuck.extend(failing);
+        if first.stuck.is_empty() {
+            return Ok(Fleet {
+                cases: Vec::new(),
+                young,
+            });
+        }
+        // The claims that are not Bound say why in their own Warning events: one more list,
+        // only when there is such a claim.
+        let claim_events = self.unbound_claims_warnings(scope, &second.pvcs).await?;
         let mut claim_users = first.pending_users;
         claim_users.extend(second.claim_users);
-        // Only the users of the stuck pods' claims are kept (the others were never kept).
+        // Only the users of the stuck pods' claims are kept (the others were never kept), and
+        // not a young pod now counted stuck.
         claim_users.retain(|u| {
-            u.claims
-                .iter()
-                .any(|cl| wanted.claims.contains(&(u.namespace.clone(), cl.clone())))
+            !failing_keys.contains(&(u.namespace.clone(), u.name.clone()))
+                && u.claims
+                    .iter()
+                    .any(|cl| wanted.claims.contains(&(u.namespace.clone(), cl.clone())))
         });
         let shared = Shared {
             events: second.warnings,
+            claim_events,
             claim_users,
             pvcs: second.pvcs,
             pvs: second.pvs,
@@ -66,7 +98,10 @@ impl Cluster {
             read_configmaps: second.read_configmaps,
             read_secrets: second.read_secrets,
         };
-        Ok(self.cases_of(&shared, first.stuck))
+        Ok(Fleet {
+            cases: self.cases_of(&shared, first.stuck),
+            young,
+        })
     }
 
     /// Round 1, side by side: the Pending pods (a pod is stuck only while Pending), from the
@@ -83,6 +118,7 @@ impl Cluster {
         let label = scope.namespace.unwrap_or("(all namespaces)");
         let mut stuck: Vec<Pod> = Vec::new();
         let mut pending_users: Vec<ClaimUser> = Vec::new();
+        let mut young: Vec<Pod> = Vec::new();
         let pods_access = scope.access("pods");
         let pods_fut = self.list_cached(
             scope.api::<Pod>(&c),
@@ -93,7 +129,16 @@ impl Cluster {
                     let mut p = p.clone();
                     p.metadata.managed_fields = None;
                     stuck.push(p);
-                } else if !PodRefs::of(p).claims.is_empty() {
+                    return false;
+                }
+                // Stuck but younger than min_age: kept until the events say whether a
+                // volume failed.
+                if is_stuck(p, now_secs, Duration::ZERO) {
+                    let mut p = p.clone();
+                    p.metadata.managed_fields = None;
+                    young.push(p);
+                }
+                if !PodRefs::of(p).claims.is_empty() {
                     pending_users.push(ClaimUser::of(p));
                 }
                 false
@@ -128,19 +173,21 @@ impl Cluster {
                 )))
             }
         }
-        // Failed reads of these only matter now that a pod is stuck.
-        let drivers = if stuck.is_empty() {
+        // Failed reads of these only matter now that a pod is (or may be) stuck.
+        let none = stuck.is_empty() && young.is_empty();
+        let drivers = if none {
             Vec::new()
         } else {
             drivers?.ok().unwrap_or_default()
         };
-        let classes = if stuck.is_empty() {
+        let classes = if none {
             Vec::new()
         } else {
             classes?.ok().unwrap_or_default()
         };
         Ok(FirstRound {
             stuck,
+            young,
             pending_users,
             drivers,
             classes,
@@ -284,6 +331,41 @@ impl Cluster {
         })
     }
 
+    /// The Warning events of the stuck pods' claims that are not Bound, by claim; no request
+    /// when every claim is Bound.
+    async fn unbound_claims_warnings(
+        &self,
+        scope: Scope<'_>,
+        pvcs: &HashMap<Key, PersistentVolumeClaim>,
+    ) -> Result<HashMap<Key, Vec<Event>>> {
+        let unbound: BTreeSet<&Key> = pvcs
+            .iter()
+            .filter(|(_, p)| p.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound"))
+            .map(|(k, _)| k)
+            .collect();
+        let mut out: HashMap<Key, Vec<Event>> = HashMap::new();
+        if unbound.is_empty() {
+            return Ok(out);
+        }
+        self.list(
+            scope.api::<CoreEvent>(&self.client),
+            ListParams::default().fields("involvedObject.kind=PersistentVolumeClaim,type=Warning"),
+            scope.access("events"),
+            |e: &CoreEvent| {
+                let key = (
+                    e.involved_object.namespace.clone().unwrap_or_default(),
+                    e.involved_object.name.clone().unwrap_or_default(),
+                );
+                if unbound.contains(&key) {
+                    out.entry(key).or_default().push(event_from_core(e));
+                }
+                false
+            },
+        )
+        .await?;
+        Ok(out)
+    }
+
     /// The PVs bound to those claims (from the watch cache), then only their
     /// VolumeAttachments.
     async fn bound_pvs_and_attachments(
@@ -340,6 +422,13 @@ impl Cluster {
     }
 }
 
+/// A namespace-wide run's pods: the stuck ones with their cases, and how many more were left
+/// out for being younger than `--min-age` with no volume failure event (the OK line says so).
+pub struct Fleet {
+    pub cases: Vec<Case>,
+    pub young: usize,
+}
+
 /// Where a namespace-wide run reads: one namespace, or every one (`None`).
 #[derive(Clone, Copy)]
 struct Scope<'a> {
@@ -375,6 +464,9 @@ impl<'a> Scope<'a> {
 /// Round 1's answers.
 struct FirstRound {
     stuck: Vec<Pod>,
+    /// Pods that would be stuck but are younger than min_age: stuck too if their events say a
+    /// volume failed (read in round 2, as the stuck pods' are).
+    young: Vec<Pod>,
     /// The Pending pods that are not stuck (yet) and use a claim, in compact form.
     pending_users: Vec<ClaimUser>,
     drivers: Vec<CSIDriver>,
@@ -413,11 +505,12 @@ fn narrow(first: &FirstRound) -> Wanted {
     let pods: BTreeSet<Key> = first
         .stuck
         .iter()
+        .chain(&first.young)
         .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
         .collect();
     let mut claims: BTreeSet<Key> = BTreeSet::new();
     let mut nodes: BTreeSet<String> = BTreeSet::new();
-    for p in first.stuck.iter() {
+    for p in first.stuck.iter().chain(&first.young) {
         for cl in PodRefs::of(p).claims {
             claims.insert((ns_of(p), cl));
         }
