@@ -185,6 +185,14 @@ fn whole_case(c: &Case) -> Answer {
 /// The case's failure messages alone: what `doctor` reads from its files, less the objects and
 /// every fact about the node (a file volmnt does not read is left out).
 fn message_only(c: &Case) -> Answer {
+    let case = messages_case(c);
+    let r = volmnt::diagnose::diagnose(&case, &volmnt::diagnose::Options::default());
+    let json = serde_json::to_value(&r).expect("report serialises");
+    answer_of(&json)
+}
+
+/// The case's failure messages (events, log lines, pasted messages), as `message_only` reads them.
+fn messages_case(c: &Case) -> volmnt::model::Case {
     use volmnt::collect::offline;
     let mut case = volmnt::model::Case::default();
     for f in inputs(&c.dir) {
@@ -201,9 +209,77 @@ fn message_only(c: &Case) -> Answer {
             }
         }
     }
-    let r = volmnt::diagnose::diagnose(&case, &volmnt::diagnose::Options::default());
-    let json = serde_json::to_value(&r).expect("report serialises");
-    answer_of(&json)
+    case
+}
+
+/// How much of the cases' messages the message catalogue (src/diagnose/formats/) knows
+/// (issue 27): per message, whether every layer has a format string; the layers none matched,
+/// by the program of the layer around them.
+#[derive(Default)]
+struct Coverage {
+    messages: usize,
+    all_known: usize,
+    unknown_by_program: std::collections::BTreeMap<String, usize>,
+    listed: Vec<String>,
+}
+
+impl Coverage {
+    fn add(&mut self, c: &Case, list: bool) {
+        let case = messages_case(c);
+        for m in volmnt::diagnose::messages::messages_of(&case, None) {
+            let text = volmnt::diagnose::classify::normalize(
+                &volmnt::parse::mount_error::unescape(&m.text),
+            )
+            .into_owned();
+            let l = volmnt::diagnose::layers::split(&text);
+            self.messages += 1;
+            if l.all_known() {
+                self.all_known += 1;
+            }
+            let mut note = |around: String, t: &str| {
+                *self.unknown_by_program.entry(around.clone()).or_default() += 1;
+                if list {
+                    let t: String = t.chars().take(110).collect();
+                    self.listed
+                        .push(format!("  {:<44} [{around}] \"{t}\"", c.id));
+                }
+            };
+            if l.layers.is_empty() {
+                note("(no layer known)".into(), &text);
+                continue;
+            }
+            for u in &l.unknown {
+                let around = match l.program_around(u) {
+                    "-" => "(outermost)".to_string(),
+                    p => p.to_string(),
+                };
+                note(around, &text[u.span.0..u.span.1]);
+            }
+        }
+    }
+
+    fn by_program(&self) -> String {
+        let mut v: Vec<(&String, &usize)> = self.unknown_by_program.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        v.iter()
+            .map(|(p, n)| format!("{p} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{}/{} = {:.1}% of messages with a named format string for every layer; layers with no format string, by the program around them: {}",
+            self.all_known,
+            self.messages,
+            if self.messages == 0 {
+                0.0
+            } else {
+                100.0 * self.all_known as f64 / self.messages as f64
+            },
+            self.by_program()
+        )
+    }
 }
 
 #[derive(Default)]
@@ -297,6 +373,8 @@ fn whole_cases_are_diagnosed_from_their_evidence() {
         let mut msg = Tally::new();
         let mut unscored = 0;
         let mut misses = Vec::new();
+        let mut cov = Coverage::default();
+        let mut missed_cov = Coverage::default();
         for c in all
             .iter()
             .filter(|c| c.half == half && (batch.is_none() || c.label.batch.as_deref() == batch))
@@ -310,6 +388,11 @@ fn whole_cases_are_diagnosed_from_their_evidence() {
             let a = whole_case(c);
             let right = whole.add(&want, &a);
             msg.add(&want, &message_only(c));
+            // Unknown layers are listed for the tune half only, counted for the holdout.
+            cov.add(c, half == Half::Tune);
+            if !right {
+                missed_cov.add(c, false);
+            }
             if !right {
                 misses.push(format!(
                     "  {:<44} want {:<34} got {} ({:.2}){}",
@@ -346,6 +429,18 @@ fn whole_cases_are_diagnosed_from_their_evidence() {
                     "    >= {lo:.1}: {right}/{total} = {:.0}%\n",
                     100.0 * right as f64 / total as f64
                 ));
+            }
+        }
+        report.push_str(&format!("  catalogue: {}\n", cov.line()));
+        report.push_str(&format!(
+            "  catalogue, in the cases missed (whole case): {}\n",
+            missed_cov.line()
+        ));
+        if half == Half::Tune && !cov.listed.is_empty() {
+            report.push_str("  layers with no format string:\n");
+            for l in &cov.listed {
+                report.push_str(l);
+                report.push('\n');
             }
         }
         if half == Half::Tune {

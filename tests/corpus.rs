@@ -16,7 +16,7 @@
 //! Records whose thread never settled the cause (`unknown_in_source`), or whose only fix was a
 //! code change (`software_bug`, `other`), are kept but not scored.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use serde::Deserialize;
@@ -85,6 +85,8 @@ struct Score {
     /// (lower bound, n, right) per confidence bucket.
     buckets: Vec<(f64, usize, usize)>,
     misses: Vec<String>,
+    /// The records whose top answer was not their cause.
+    missed: Vec<String>,
 }
 
 const BUCKETS: &[f64] = &[0.0, 0.3, 0.5, 0.7, 0.8, 0.9];
@@ -107,6 +109,7 @@ fn score(recs: &[&Record]) -> Score {
         if right {
             s.top1 += 1;
         } else {
+            s.missed.push(r.id.clone());
             s.misses.push(format!(
                 "  {:<52} want {:<32} got {}",
                 r.id,
@@ -136,6 +139,100 @@ fn score(recs: &[&Record]) -> Score {
         }
     }
     s
+}
+
+/// How much of a set of messages the message catalogue (src/diagnose/formats/) knows: which
+/// layers of each message a format string printed, and which layers none did (issue 27).
+#[derive(Default)]
+struct Coverage {
+    n: usize,
+    /// Every layer has a format string.
+    all_known: usize,
+    /// At least one layer has one.
+    some_known: usize,
+    /// Layers no format string matched, by the program of the layer around them (`(outermost)`:
+    /// nothing is around it; `(no layer known)`: no format string matched anywhere).
+    unknown_by_program: BTreeMap<String, usize>,
+    /// `id  [around] "the unknown text"`, for the tune half only.
+    listed: Vec<String>,
+}
+
+/// A message's layers as the engine reads it (normalised and unescaped as merge.rs does).
+fn layers_of(text: &str) -> volmnt::diagnose::layers::Layers {
+    let text = volmnt::diagnose::classify::normalize(&volmnt::parse::mount_error::unescape(text))
+        .into_owned();
+    volmnt::diagnose::layers::split(&text)
+}
+
+fn coverage<'a>(recs: impl IntoIterator<Item = &'a Record>, list: bool) -> Coverage {
+    let mut c = Coverage::default();
+    for r in recs {
+        let text =
+            volmnt::diagnose::classify::normalize(&volmnt::parse::mount_error::unescape(&r.text))
+                .into_owned();
+        let l = layers_of(&r.text);
+        c.n += 1;
+        if l.all_known() {
+            c.all_known += 1;
+        }
+        if !l.layers.is_empty() {
+            c.some_known += 1;
+        } else {
+            *c.unknown_by_program
+                .entry("(no layer known)".into())
+                .or_default() += 1;
+            if list {
+                let t: String = text.chars().take(110).collect();
+                c.listed
+                    .push(format!("  {:<52} (no layer known) \"{t}\"", r.id));
+            }
+            continue;
+        }
+        for u in &l.unknown {
+            let around = match l.program_around(u) {
+                "-" => "(outermost)".to_string(),
+                p => p.to_string(),
+            };
+            *c.unknown_by_program.entry(around.clone()).or_default() += 1;
+            if list {
+                let t: String = text[u.span.0..u.span.1].chars().take(110).collect();
+                c.listed.push(format!("  {:<52} [{around}] \"{t}\"", r.id));
+            }
+        }
+    }
+    c
+}
+
+fn by_program(m: &BTreeMap<String, usize>) -> String {
+    let mut v: Vec<(&String, &usize)> = m.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(p, n)| format!("{p} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_coverage(err: &mut impl Write, name: &str, c: &Coverage) {
+    let _ = writeln!(
+        err,
+        "corpus {name}: catalogue: {}/{} = {:.1}% of messages with a named format string for every layer, {:.1}% for at least one",
+        c.all_known,
+        c.n,
+        pct(c.all_known, c.n),
+        pct(c.some_known, c.n)
+    );
+    let _ = writeln!(
+        err,
+        "corpus {name}: layers with no format string, by the program around them: {}",
+        by_program(&c.unknown_by_program)
+    );
+    if !c.listed.is_empty() {
+        let _ = writeln!(
+            err,
+            "corpus {name}: layers with no format string:\n{}",
+            c.listed.join("\n")
+        );
+    }
 }
 
 fn pct(a: usize, n: usize) -> f64 {
@@ -233,6 +330,43 @@ fn corpus_accuracy_on_tune_and_holdout() {
             .collect();
         let s = score(&recs);
         let _ = writeln!(err, "corpus holdout, batch {b}: {}", figures(&s));
+    }
+    // The message catalogue's reach (issue 27): the unknown layers are listed for the tune
+    // half, counted for the holdout (and for its misses, the layers that had no format string).
+    print_coverage(&mut err, "tune", &coverage(tune.iter().copied(), true));
+    print_coverage(
+        &mut err,
+        "holdout",
+        &coverage(holdout.iter().copied(), false),
+    );
+    let missed: Vec<&Record> = holdout
+        .iter()
+        .copied()
+        .filter(|r| h.missed.contains(&r.id))
+        .collect();
+    let hm = coverage(missed.iter().copied(), false);
+    let _ = writeln!(
+        err,
+        "corpus holdout misses ({}): {} with a format string for every layer; layers with no format string, by the program around them: {}",
+        hm.n,
+        hm.all_known,
+        by_program(&hm.unknown_by_program)
+    );
+    for b in ["drivers-cloud", "drivers-vendor"] {
+        let recs: Vec<&Record> = holdout
+            .iter()
+            .copied()
+            .filter(|r| r.collected_from.as_deref() == Some(b))
+            .collect();
+        let c = coverage(recs.iter().copied(), false);
+        let _ = writeln!(
+            err,
+            "corpus holdout, batch {b}: catalogue: {}/{} = {:.1}% with a format string for every layer; no format string: {}",
+            c.all_known,
+            c.n,
+            pct(c.all_known, c.n),
+            by_program(&c.unknown_by_program)
+        );
     }
     if !h.confident_wrong.is_empty() || !t.confident_wrong.is_empty() {
         let _ = writeln!(

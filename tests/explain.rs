@@ -190,3 +190,73 @@ fn exit_status_32_alone_says_what_it_means_and_where_mounts_output_is() {
         "{cmds:?}"
     );
 }
+
+/// Issue 27: the format strings that printed a message, outermost first, in `-o json`
+/// (`printed_by`) and, with `-v`, one line under the quote.
+#[test]
+fn printed_by_names_the_code_that_printed_each_layer() {
+    let msg = "MountVolume.SetUp failed for volume \"pvc-1\" : rpc error: code = Internal desc = mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t nfs 10.0.0.1:/x /var/lib/kubelet/pods/u/volumes/kubernetes.io~csi/pvc-1/mount\nOutput: mount.nfs: access denied by server while mounting 10.0.0.1:/x";
+    let (_, doc) = explain_json(&[msg]);
+    let json = &doc["messages"][0];
+    let finding = &json["findings"][0];
+    assert_eq!(finding["cause"], "nfs_access_denied", "{json}");
+    let quoted = finding["evidence_detail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["quoted"] == true)
+        .expect("a quoted message");
+    let by: Vec<(String, String, u64)> = quoted["printed_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["program"].as_str().unwrap().to_string(),
+                p["at"].as_str().unwrap().to_string(),
+                p["layer_index"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let programs: Vec<&str> = by.iter().map(|b| b.0.as_str()).collect();
+    // Outermost first: the kubelet's operation generator, grpc's status, mount-utils' mount
+    // failed, mount.nfs' reason.
+    assert_eq!(programs.first(), Some(&"kubelet"), "{by:?}");
+    assert!(
+        by[0]
+            .1
+            .starts_with("pkg/volume/util/operationexecutor/operation_generator.go:"),
+        "{by:?}"
+    );
+    let pos = |p: &str| programs.iter().position(|x| *x == p);
+    assert!(pos("grpc-go") < pos("mount.nfs"), "{by:?}");
+    assert!(pos("grpc-go").is_some(), "{by:?}");
+    assert!(
+        by.iter()
+            .any(|b| b.0 == "mount.nfs" && b.1.starts_with("utils/mount/error.c:")),
+        "{by:?}"
+    );
+    assert!(by.windows(2).all(|w| w[0].2 <= w[1].2), "{by:?}");
+    let out = run(&["explain", "-v", msg]);
+    out.assert_no_panic();
+    // The line as printed, wrapped to the terminal's width: read with its breaks joined.
+    let at = out
+        .stdout
+        .find("printed by:")
+        .unwrap_or_else(|| panic!("no printed by line:\n{}", out.stdout));
+    let line = out.stdout[at..]
+        .split("\n     •")
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        line.contains("kubelet v1.36.2 pkg/volume/util/operationexecutor/operation_generator.go:"),
+        "{line}"
+    );
+    assert!(line.contains(" → "), "{line}");
+    // Without -v, not printed.
+    let out = run(&["explain", msg]);
+    assert!(!out.stdout.contains("printed by:"), "{}", out.stdout);
+}

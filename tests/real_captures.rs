@@ -285,3 +285,31 @@ fn issue_18_a_device_missing_from_blkids_cache_is_not_an_empty_one() {
         "{doc:#}"
     );
 }
+
+/// Issue 26, point 5: after volmnt's own node probe (every probe save here was made with
+/// `--probe-node` on the real node), no step tells the operator to run `volmnt node check`:
+/// its answers are in the report. Four of these eight saves suggested it before.
+#[test]
+fn issue_26_a_probed_node_is_not_sent_to_node_check() {
+    let root = format!("{}/fixtures/real", env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for e in std::fs::read_dir(&root).unwrap() {
+        let dir = e.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        if !dir.is_dir() || !name.starts_with("probe-") {
+            continue;
+        }
+        let facts = std::fs::read_to_string(dir.join("case.yaml")).unwrap();
+        let pod = facts
+            .lines()
+            .find_map(|l| l.strip_prefix("pod: "))
+            .unwrap()
+            .trim()
+            .to_string();
+        let out = run(&["doctor", "pod", &pod, "--from-file", &dir.to_string_lossy()]);
+        out.assert_no_panic();
+        assert!(!out.stdout.contains("node check"), "{name}: {}", out.stdout);
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} probe saves");
+}

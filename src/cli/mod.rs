@@ -400,7 +400,8 @@ pub struct DoctorPodArgs {
     pub probe_kernel_log: bool,
     /// With --probe-node: also ask, from the node, whether the pod's NFS servers answer
     /// (`rpcinfo -p`, `showmount -e` and a TCP connect to 2049, 3 s each, where the probe image
-    /// has them). Off by default: it sends traffic from the node to each server
+    /// has them), from the node's own network (the probe pod gets hostNetwork). Off by default:
+    /// it sends traffic from the node to each server
     #[arg(long, requires = "probe_node")]
     pub probe_nfs: bool,
 }

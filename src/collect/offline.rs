@@ -553,12 +553,18 @@ pub fn add_node_logs(case: &mut Case) {
         });
     }
     // A saved case keeps the log lines it read: a replay has them already.
-    kept.retain(|l| !case.logs.contains(l));
+    kept.retain(|l| {
+        !case
+            .logs
+            .iter()
+            .any(|c| c.line_no == l.line_no && c.message == l.message && c.timestamp == l.timestamp)
+    });
     case.logs.extend(kept);
     for (i, line) in kernel.iter().enumerate() {
         case.messages.push(crate::model::RawMessage {
             label: format!("{} {node}, line {}", crate::model::KERNEL_LOG_LABEL, i + 1),
             text: line.clone(),
+            input: 0,
         });
     }
     if !sources.is_empty() || n > 0 || !kernel.is_empty() {
@@ -576,8 +582,14 @@ pub fn add_node_logs(case: &mut Case) {
 
 /// Read one input into the case. Fails when nothing in it is recognised.
 pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
+    // What this input adds is marked as its own (diagnose/scope.rs: the first input that asks
+    // about a pod says which pod; a later one is read against it).
+    let input = case.inputs.len() as u32 + 1;
     if let Some(log) = &src.log {
         let mut kept = log.kept.clone();
+        for l in &mut kept {
+            l.input = input;
+        }
         if kept.len() > MAX_LOG_LINES {
             kept.drain(..kept.len() - MAX_LOG_LINES);
         }
@@ -603,6 +615,8 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
         ));
         return Ok(());
     }
+    let (events_before, messages_before) = (case.events.len(), case.messages.len());
+    let (logs_before, plugin_before) = (case.logs.len(), case.plugin_logs.len());
     let mut recognised = Vec::new();
     let mut skipped = Vec::new();
     // The first part that looked like a format volmnt reads but did not parse: when nothing else
@@ -645,6 +659,18 @@ pub fn add_source(case: &mut Case, src: &Source) -> Result<()> {
             msg.push_str("; `kubectl get` tables carry no reasons: save `kubectl describe pod` or `kubectl get ... -o yaml` instead");
         }
         return Err(Error::input(&src.label, msg));
+    }
+    for e in &mut case.events[events_before..] {
+        e.input = input;
+    }
+    for m in &mut case.messages[messages_before..] {
+        m.input = input;
+    }
+    for l in &mut case.logs[logs_before..] {
+        l.input = input;
+    }
+    for l in &mut case.plugin_logs[plugin_before..] {
+        l.line.input = input;
     }
     case.inputs
         .push(format!("{}: {}", src.label, recognised.join(", ")));
@@ -986,9 +1012,10 @@ fn object_ref(
     }
 }
 
-/// An event of a describe, about the described object unless it says otherwise.
+/// An event of a describe, about the described object unless it says otherwise (a describe
+/// cut to its Events block names no object: its events stay the question's own).
 fn about_object(mut e: Event, about: &crate::model::ObjectRef) -> Event {
-    if e.object.is_none() {
+    if e.object.is_none() && about.name.is_some() {
         e.object = Some(about.clone());
     }
     e
@@ -1171,6 +1198,7 @@ fn raw_failure_message(case: &mut Case, s: &SectionInput) -> Result<Took> {
     case.messages.push(RawMessage {
         label: format!("{} (text)", s.label),
         text,
+        input: 0,
     });
     Ok(Took::Read("a raw message".into()))
 }
@@ -1241,6 +1269,7 @@ fn set_pod(case: &mut Case, pod: k8s_openapi::api::core::v1::Pod) {
             case.pod = Some(pod);
         }
     } else if is_target {
+        case.pod_input = case.inputs.len() as u32 + 1;
         if let Some(old) = case.pod.replace(pod) {
             case.other_pods.push(old);
         }
@@ -1328,23 +1357,6 @@ fn summarise_kinds(kinds: &[String]) -> String {
         "an empty object list".into()
     } else {
         parts.join(", ")
-    }
-}
-
-/// Drop events that name another pod, so a namespace-wide dump can be given as is.
-pub fn keep_pod_events(case: &mut Case) {
-    let Some(name) = case.pod_display_name().map(str::to_string) else {
-        return;
-    };
-    let before = case.events.len();
-    case.events.retain(|e| match &e.object {
-        Some(o) if o.kind.as_deref() == Some("Pod") => o.name.as_deref() == Some(name.as_str()),
-        _ => true,
-    });
-    let dropped = before - case.events.len();
-    if dropped > 0 {
-        case.notes
-            .push(format!("ignored {dropped} event(s) about other pods"));
     }
 }
 

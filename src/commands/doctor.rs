@@ -156,7 +156,8 @@ pub fn collect_offline(args: &DoctorPodArgs) -> Result<Case> {
             ));
         }
     }
-    offline::keep_pod_events(&mut case);
+    // Which of these facts are the pod's is the engine's call (diagnose/scope.rs): nothing is
+    // dropped here.
     let has_messages = !case.events.is_empty()
         || !case.logs.is_empty()
         || !case.messages.is_empty()
@@ -202,7 +203,6 @@ fn add_files_to_live(case: &mut Case, args: &DoctorPodArgs) -> Result<()> {
     let (sources, skipped) = saved_sources(args)?;
     let mut from_files = Case::default();
     add_sources(&mut from_files, &sources, skipped)?;
-    offline::keep_pod_events(&mut from_files);
     // The live objects stand; the files add what the API cannot give (logs, old events,
     // rbd listings, raw messages, the node's facts).
     case.logs.extend(from_files.logs);

@@ -316,6 +316,8 @@ pub enum FactDef {
     BlkidNoFilesystem(bool),
     /// blkid: the device holds a partition table (PTTYPE).
     BlkidPartitionTable(bool),
+    /// blkid: the pod's device holds a filesystem, and not of this type (`xfs`).
+    BlkidFsNot(String),
     /// The PV's or the StorageClass's mountOptions match.
     MountOption(String),
     /// open-iscsi has no initiator name on the node.
@@ -363,17 +365,78 @@ pub struct EvidenceRule {
     /// Contradicted by the fact.
     #[serde(default)]
     pub rules_out: Vec<String>,
-    /// The kinds of storage the fact is about (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
-    /// `rbd`, `iscsi`): the rule applies only when the failing volume is of one of them, or when
-    /// what the volume is cannot be told (a pasted message alone). A node without nfs in its
-    /// kernel says nothing about a pod whose XFS disk does not mount. `csi`: only when a failing
-    /// volume is a CSI one (or none is known to be in-tree).
-    #[serde(default)]
+    /// The kinds of storage the fact bears on (`block`, `nfs`, `cifs`, `cephfs`, `glusterfs`,
+    /// `rbd`, `iscsi`; `any`): the rule applies only when the failing volume is of one of them,
+    /// or when what the volume is cannot be told (a pasted message alone). A node without nfs
+    /// in its kernel says nothing about a pod whose XFS disk does not mount. `csi`: only when a
+    /// failing volume is a CSI one (or none is known to be in-tree). Every rule states it.
     pub kinds: Vec<String>,
+    /// Who mounts the volumes the fact bears on: `kubelet` (in-tree and FlexVolume plugins:
+    /// the host's mount helpers) and/or `plugin` (a CSI node plugin, from its own container). A
+    /// rule for the kubelet's mounts alone never applies to a volume known to be CSI.
+    pub mounted_by: Vec<Mounter>,
+    /// What the fact is about; only a fact about the pod's own device, server, driver or
+    /// claim, or one no other cause explains (`kind`), settles or rules out: a `node` fact
+    /// (general) only supports.
+    pub about: About,
     /// Where the rule comes from (the code that prints the fact, a manual).
     #[serde(default)]
     pub sources: Vec<String>,
 }
+
+/// Who mounts a volume on the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mounter {
+    /// The kubelet's in-tree (or FlexVolume) plugin, with the host's mount helpers.
+    Kubelet,
+    /// A CSI node plugin, from its own container.
+    Plugin,
+}
+
+/// What an evidence rule's fact is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum About {
+    /// The pod's block device (or RBD image).
+    Device,
+    /// The pod's NFS (or SMB) server.
+    Server,
+    /// The pod's CSI driver on the pod's node.
+    Driver,
+    /// The pod's claim, its PV and what holds it.
+    Claim,
+    /// The node cannot mount any volume of the pod's kind (its kernel lacks the filesystem):
+    /// only this cause explains it.
+    Kind,
+    /// A general fact of the node: supports, never settles or rules out.
+    Node,
+}
+
+impl About {
+    /// Whether a fact of this kind may settle or rule out when it holds for the pod's own
+    /// object (`specific`, as the fact's test found it).
+    pub fn decides(self, specific: bool) -> bool {
+        match self {
+            About::Kind => true,
+            About::Node => false,
+            _ => specific,
+        }
+    }
+}
+
+/// The storage kinds an evidence or suspect rule may name.
+pub const RULE_KINDS: &[&str] = &[
+    "any",
+    "block",
+    "nfs",
+    "cifs",
+    "cephfs",
+    "glusterfs",
+    "rbd",
+    "iscsi",
+    "csi",
+];
 
 /// Rules checked when the catalogue loads: every cause they name exists, every regex compiles.
 pub fn check_evidence(rules: &[EvidenceRule], causes: &BTreeSet<&str>) -> Result<(), String> {
@@ -393,6 +456,25 @@ pub fn check_evidence(rules: &[EvidenceRule], causes: &BTreeSet<&str>) -> Result
         if r.settles.is_none() && r.supports.is_none() && r.rules_out.is_empty() {
             return Err(format!(
                 "evidence {}: settles, supports or rules out nothing",
+                r.id
+            ));
+        }
+        if r.kinds.is_empty() || r.kinds.iter().any(|k| !RULE_KINDS.contains(&k.as_str())) {
+            return Err(format!(
+                "evidence {}: kinds must name the storage it bears on, from {RULE_KINDS:?}",
+                r.id
+            ));
+        }
+        if r.mounted_by.is_empty() {
+            return Err(format!(
+                "evidence {}: mounted_by must say whose mounts it bears on",
+                r.id
+            ));
+        }
+        // A host helper bears on what the kubelet mounts with it, never on a CSI plugin's.
+        if matches!(r.fact, FactDef::HelperMissing(_)) && r.mounted_by != [Mounter::Kubelet] {
+            return Err(format!(
+                "evidence {}: a host helper bears on the kubelet's own mounts only",
                 r.id
             ));
         }

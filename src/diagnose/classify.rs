@@ -1,8 +1,12 @@
-//! Message → candidate causes. One pass of the pattern scan (matcher.rs) over the message, then
-//! each hit is checked against the message's context (filesystem family, mount options).
+//! Message → candidate causes, from two readings of it: the knowledge's patterns (one pass of the
+//! pattern scan, matcher.rs, each hit checked against the message's context: filesystem family,
+//! mount options, look-alikes), and the message catalogue's format strings (layers.rs: which
+//! program printed each layer, and what the innermost layer that says a cause says). How the
+//! two are combined is [`classify_layered`]'s comment.
 
 use super::catalogue::{catalogue, FsFamily, LOOKALIKE_GAP};
 use super::context::MsgContext;
+use super::layers::{split, Layers};
 use super::matcher::scan;
 /// Messages are classified normalised; where `normalize` was first defined, kept for callers.
 pub use super::text::normalize;
@@ -29,8 +33,174 @@ impl Candidate {
     }
 }
 
-/// Candidates for one (normalised) message, best first, at most one per cause.
+/// Candidates for one (normalised) message, best first, at most one per cause: the patterns
+/// and the catalogue's layers together ([`classify_layered`]).
 pub fn classify(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
+    classify_layered(text, ctx).0
+}
+
+/// What a cause meaning of the catalogue is worth on its own: the program's own source says the
+/// string is printed for this cause.
+pub const LAYER_CONFIDENCE: f64 = 0.85;
+/// The same, when the message was cut short inside the format (the rest may have said more).
+pub const CUT_LAYER_CONFIDENCE: f64 = 0.7;
+/// A layer with several cause meanings (the same text in programs that mean different things).
+const SHARED_LAYER_CONFIDENCE: f64 = 0.65;
+/// A `symptom` layer: its program's symptom cause, a candidate only.
+const SYMPTOM_LAYER_CONFIDENCE: f64 = 0.45;
+/// How far below a layer's cause a pattern matched only in the layers around it is held.
+const OUTER_GAP: f64 = 0.05;
+/// The most a pattern that matched only the innermost layer's text alone is worth.
+const INNER_ONLY_CONFIDENCE: f64 = 0.5;
+
+/// Candidates for one (normalised) message, and its layers.
+///
+/// The rule that combines them (tuned on the tune half only):
+/// 1. the patterns read the whole message and, again, the innermost layer's text alone (from
+///    its start: a pattern written for mount's own line sees it as it was printed);
+/// 2. the innermost layer whose format string means a cause is a candidate at
+///    [`LAYER_CONFIDENCE`] ([`CUT_LAYER_CONFIDENCE`] when the message was cut inside it;
+///    several causes for the same text: each at [`SHARED_LAYER_CONFIDENCE`]);
+/// 3. a pattern whose match lies only in the layers around that layer (it ends before the
+///    layer starts) may not beat it: it is held [`OUTER_GAP`] below; a pattern matched in the
+///    layer or inside it keeps its confidence (it carries context the format does not: the
+///    filesystem family, look-alikes), and the same cause from both keeps the higher;
+/// 4. with no cause layer, the innermost `symptom` layer offers its program's symptom cause at
+///    [`SYMPTOM_LAYER_CONFIDENCE`] (a symptom cause stays a symptom), and only when the patterns
+///    named nothing.
+pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers) {
+    let cat = catalogue();
+    let mut best = classify_patterns(text, ctx);
+    let layers = split(text);
+    // 1. The innermost layer's text alone: what only a veto over the layers around it kept
+    // out is offered beside the whole message's answers, never above them.
+    // The innermost layer: the deepest, and of messages as deep the first (mount.nfs' first
+    // line says why; `an incorrect mount option was specified` after it is its trailer).
+    let deepest = layers.layers.iter().map(|l| l.depth).max();
+    if let Some(inner) = layers.layers.iter().find(|l| Some(l.depth) == deepest) {
+        let from = inner.span.0;
+        if from > 0 {
+            let cap = best
+                .iter()
+                .filter(|c| !c.symptom)
+                .map(|c| c.confidence)
+                .fold(INNER_ONLY_CONFIDENCE + LOOKALIKE_GAP, f64::min)
+                - LOOKALIKE_GAP;
+            for mut c in classify_patterns(&text[from..], ctx) {
+                if best.iter().any(|b| b.cause == c.cause) {
+                    continue;
+                }
+                c.at = (c.at.0 + from, c.at.1 + from);
+                c.confidence = c.confidence.min(cap);
+                best.push(c);
+            }
+        }
+    }
+    // 4. A symptom layer speaks only when the patterns found nothing: a symptom says that
+    // something failed, not why, and the patterns' reading carries its context (strerror's
+    // "Software caused connection abort" is errno's symptom; the patterns' csi_call_failed
+    // knows it came back from a CSI driver, and its suspects are the ones to offer).
+    // A cause meaning that is itself a symptom cause (kubelet's `unmounted volumes=%v, ...: %w`
+    // means mount_timeout, which says only that a volume is stuck) is a symptom too.
+    let decision = layers
+        .decision()
+        .map(|mut d| {
+            d.by_symptom |= d.causes.iter().all(|&c| cat.causes[c].symptom);
+            d
+        })
+        .filter(|d| !d.by_symptom || best.is_empty());
+    if let Some(d) = decision {
+        let layer = &layers.layers[d.layer];
+        let quote = quote_around(text, layer.span.0, layer.span.1);
+        let mut conf = if d.by_symptom {
+            SYMPTOM_LAYER_CONFIDENCE
+        } else if d.shared {
+            SHARED_LAYER_CONFIDENCE
+        } else if d.cut {
+            CUT_LAYER_CONFIDENCE
+        } else {
+            LAYER_CONFIDENCE
+        };
+        // The best pattern that read this layer or one inside it, naming a cause.
+        let inside = best
+            .iter()
+            .filter(|c| !c.symptom && c.at.1 > layer.span.0)
+            .map(|c| (c.cause, c.confidence))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match inside {
+            // 3. The patterns read the same words with their context (look-alikes, the
+            // filesystem family): they lead, and a cause the format string means that they did
+            // not name is offered beside them.
+            Some((_, p)) => {
+                conf = conf.min(p - LOOKALIKE_GAP);
+            }
+            None if !d.by_symptom => {
+                // Patterns only in the layers around it do not beat it.
+                for c in best.iter_mut() {
+                    if !d.causes.contains(&c.cause) && c.confidence >= conf {
+                        c.confidence = conf - OUTER_GAP;
+                    }
+                }
+            }
+            None => {}
+        }
+        for &cause in &d.causes {
+            // A cause the patterns named keeps their confidence (they are calibrated against
+            // its look-alikes).
+            if inside.is_some() && best.iter().any(|c| c.cause == cause) {
+                continue;
+            }
+            merge_in(
+                &mut best,
+                Candidate {
+                    cause,
+                    confidence: conf,
+                    symptom: cat.causes[cause].symptom,
+                    quote: quote.clone(),
+                    at: layer.span,
+                    lookalike_of: None,
+                },
+            );
+        }
+        // 3. Whoever read the layer (the format string, or the patterns that matched in it),
+        // a pattern matched only in the layers around it does not beat its cause: ceph-csi's
+        // `failed to connect to cluster: %w` around mount.nfs' `access denied by server` is
+        // nfs_access_denied, not storage_backend_unreachable.
+        if !d.by_symptom {
+            let decided = best
+                .iter()
+                .filter(|c| d.causes.contains(&c.cause))
+                .map(|c| c.confidence)
+                .fold(0.0, f64::max);
+            for c in best.iter_mut() {
+                if !d.causes.contains(&c.cause) && c.at.1 <= layer.span.0 && c.confidence >= decided
+                {
+                    c.confidence = decided - OUTER_GAP;
+                }
+            }
+        }
+    }
+    best.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    (best, layers)
+}
+
+/// Add a candidate, keeping one per cause: the higher confidence, and a matched cause over a
+/// look-alike offered beside another.
+fn merge_in(best: &mut Vec<Candidate>, c: Candidate) {
+    match best.iter_mut().find(|b| b.cause == c.cause) {
+        Some(b) if c.confidence > b.confidence => *b = c,
+        Some(b) if b.lookalike_of.is_some() && c.lookalike_of.is_none() => {
+            b.lookalike_of = None;
+            b.symptom &= c.symptom;
+        }
+        Some(_) => {}
+        None => best.push(c),
+    }
+}
+
+/// The pattern classifier alone: candidates for one (normalised) message, best first, at most
+/// one per cause.
+pub fn classify_patterns(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
     let cat = catalogue();
     let scan = scan();
     let mut best: Vec<Candidate> = Vec::new();

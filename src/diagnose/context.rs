@@ -367,7 +367,7 @@ fn apply_source(h: &mut VolumeHint, src: Src, what: &str) {
     }
 }
 
-fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
+pub(crate) fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
     let mut h = VolumeHint {
         pod_volume: Some(v.name.clone()),
         in_tree: true,
@@ -407,6 +407,15 @@ fn hint_of_pod_volume(v: &Volume, pod_name: &str) -> VolumeHint {
         )
     } else if let Some(p) = &v.host_path {
         Src::HostPath(&p.path)
+    } else if let Some(f) = &v.flex_volume {
+        // A FlexVolume driver runs on the host, as the kubelet's own plugin: its filesystem
+        // says what it mounts (`cifs` through `mount -t cifs` and the host's helper).
+        h.fstype = f.fs_type.clone();
+        if let Some(t) = &f.fs_type {
+            h.fs = family_of_fstype(t);
+        }
+        h.describe = format!("pod volume {}: flexVolume {}", v.name, f.driver);
+        return h;
     } else {
         return h;
     };
@@ -526,7 +535,7 @@ pub fn matches_unique(names: &[String], listed: &str) -> bool {
     })
 }
 
-fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
+pub(crate) fn hint_of_pv(pv: &PersistentVolume) -> VolumeHint {
     let name = pv.metadata.name.clone().unwrap_or_default();
     let mut h = VolumeHint {
         pv: Some(name.clone()),

@@ -67,7 +67,7 @@ fn disk_of(device: &str) -> &str {
 
 /// Whether a kernel line names this device (`XFS (loop1): ...` for `/dev/loop1`, a partition
 /// of it too).
-fn names_device(line: &str, device: &str) -> bool {
+pub(crate) fn names_device(line: &str, device: &str) -> bool {
     let disk = disk_of(device);
     kernel_devices(line).any(|d| d == disk)
 }

@@ -9,12 +9,16 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::catalogue::catalogue;
-use super::context::Hints;
+use super::catalogue::{catalogue, About, EvidenceRule, Mounter, RULE_KINDS};
+use super::context::{Hints, VolumeHint};
 use super::facts;
 use super::findings::{Acc, Accs};
 use super::volume_kinds::{add_ctx, client_for, volume_kinds};
 use crate::model::Case;
+
+/// What a fact that would settle, but names nothing of the pod's (or is a general fact of the
+/// node), raises its cause to: likely, not settled.
+const GENERAL_SUPPORT: f64 = 0.85;
 
 /// Most suspects offered for one case (the ranking table stays short).
 const MAX_SUSPECTS: usize = 3;
@@ -103,41 +107,61 @@ pub fn apply_rule(case: &Case, hints: &Hints, accs: &mut Accs) {
 /// Apply every evidence rule to the findings under construction.
 pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     let cat = catalogue();
-    let kinds = kinds_of(hints, accs);
+    let mut kinds = kinds_of(hints, accs);
+    // Nothing tells what the volume is, but the operator pasted a node's transcript showing a
+    // helper missing (`ls -l /sbin/mount.nfs`): what they chose to show is what the ticket is
+    // about. The probe's search for every helper tells nothing of the kind.
+    if kinds.is_empty() {
+        if let Some(f) = case.node_facts.as_ref().filter(|f| {
+            f.provenance
+                .get("helpers")
+                .is_some_and(|p| !p.starts_with("node probe"))
+        }) {
+            kinds.extend(
+                f.helpers_missing
+                    .keys()
+                    .filter_map(|h| super::volume_kinds::client_of_program(h))
+                    .filter(|k| RULE_KINDS.contains(k)),
+            );
+        }
+    }
     // `for: [unknown]`: the rule also bears on a failure no message explained (no finding
     // at 0.5 or more that is not ruled out); its `supports` then names the suspect.
     let unexplained = !accs
         .list
         .iter()
         .any(|a| a.ruled_out.is_none() && a.confidence >= 0.5);
+    let own = facts::Own::of(case);
     for rule in &cat.evidence {
         let for_unknown = unexplained && rule.for_causes.iter().any(|c| c == "unknown");
         if !for_unknown && !rule.for_causes.iter().any(|c| accs.has(c)) {
             continue;
         }
-        // `csi`: only where a failing volume is a CSI one, or none is known to be in-tree.
-        if rule.kinds.iter().any(|k| k == "csi") && all_in_tree(hints, accs) {
-            continue;
-        }
-        let families: Vec<&String> = rule.kinds.iter().filter(|k| *k != "csi").collect();
-        if !families.is_empty()
-            && !kinds.is_empty()
-            && !families.iter().any(|k| kinds.contains(k.as_str()))
-        {
+        if !applies(rule, &kinds, hints, accs) {
             continue;
         }
         let module = module_of(accs);
         let programs = programs_of(accs);
         let no_block = !kinds.is_empty() && !kinds.contains("block");
-        let Some(found) = facts::test(&rule.fact, case, module.as_deref(), &programs, no_block)
-        else {
+        let Some((found, specific)) = facts::test(
+            &rule.fact,
+            case,
+            &own,
+            module.as_deref(),
+            &programs,
+            no_block,
+        ) else {
             continue;
         };
+        // Only a fact about the pod's own device, server, driver or claim, or one no other
+        // cause explains, settles or rules out; a general fact of the node (a helper missing
+        // somewhere, a partition table on some device) supports (issue 26).
+        let decides = rule.about.decides(specific);
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
         // before anything quotes them, as every message is.
         let quote =
             crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
-        if let Some(c) = &rule.settles {
+        if let Some(c) = rule.settles.as_ref().filter(|_| decides) {
             let a = accs.entry(c, 0.96);
             a.suspect = None;
             if a.confidence < 0.96 {
@@ -168,11 +192,16 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                 }
             }
         }
-        if let Some(c) = &rule.supports {
+        // What would settle, had it named the pod's own, supports.
+        let supported = rule
+            .supports
+            .as_ref()
+            .or(rule.settles.as_ref().filter(|_| !decides));
+        if let Some(c) = supported {
             // The supported cause is offered even when no message named it (a node plugin
             // that runs unregistered points at the kubelet dir when only "not registered" was
             // said).
-            let to = rule.to.unwrap_or(0.85);
+            let to = rule.to.unwrap_or(GENERAL_SUPPORT);
             {
                 let a = accs.entry(c, to);
                 a.suspect = None;
@@ -181,6 +210,9 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
                 }
                 a.fact_from(&found.source, quote.clone());
             }
+        }
+        if !decides {
+            continue;
         }
         // What a fact settled (the kernel's own line about the device) is not undone by a
         // weaker fact's `rules_out` (a blkid cache that predates the filesystem).
@@ -194,17 +226,101 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     }
 }
 
+/// Whether a rule bears on this case's volumes: its storage kinds (when the case tells them)
+/// and who mounts them. `csi` and a rule for CSI plugins' mounts alone: only where a failing
+/// volume is a CSI one, or none is known to be in-tree; a rule for the kubelet's own mounts
+/// (a host helper): never where every failing volume is known to be a CSI one, whose node
+/// plugin mounts with its own helpers.
+pub(crate) fn applies(
+    rule: &EvidenceRule,
+    kinds: &BTreeSet<&'static str>,
+    hints: &Hints,
+    accs: &Accs,
+) -> bool {
+    let csi_only_rule =
+        rule.mounted_by == [Mounter::Plugin] || rule.kinds.iter().any(|k| k == "csi");
+    if csi_only_rule && all_in_tree(hints, accs) {
+        return false;
+    }
+    if rule.mounted_by == [Mounter::Kubelet] && all_csi(hints, accs) {
+        return false;
+    }
+    let families: Vec<&String> = rule
+        .kinds
+        .iter()
+        .filter(|k| *k != "csi" && *k != "any")
+        .collect();
+    if families.is_empty() {
+        return true;
+    }
+    // What the volume is cannot be told (a pasted message alone): a fact about the pod's own
+    // device or server may still bear on it, a general fact of the node about one kind of
+    // storage (iscsid stopped, no cifs in the kernel) may not.
+    if kinds.is_empty() {
+        return !matches!(rule.about, About::Node | About::Kind);
+    }
+    families.iter().any(|k| kinds.contains(k.as_str()))
+}
+
+/// Whether every failing volume the case shows is a CSI one (a CSI driver's PV or inline
+/// volume, a `kubernetes.io~csi` path) and none an in-tree one: what a host mount helper says
+/// does not concern it.
+pub(crate) fn all_csi(hints: &Hints, accs: &Accs) -> bool {
+    let csi = |h: &VolumeHint| h.driver.is_some() && !h.in_tree;
+    // The failing volumes whose kind is known (a claim whose PV is not resolved there says
+    // nothing yet: the PV's own hint does).
+    let failing: Vec<&VolumeHint> = accs
+        .list
+        .iter()
+        .filter(|a| a.ruled_out.is_none())
+        .filter_map(|a| a.ctx.as_ref()?.volume.as_ref())
+        .filter(|h| is_storage(h))
+        .collect();
+    if !failing.is_empty() {
+        return failing.iter().all(|h| csi(h));
+    }
+    let known: Vec<&VolumeHint> = hints.all().filter(|h| is_storage(h)).collect();
+    if !known.is_empty() {
+        return known.iter().all(|h| csi(h));
+    }
+    accs.list.iter().any(|a| {
+        a.evidence
+            .iter()
+            .any(|e| e.text.contains("kubernetes.io~csi") || e.text.contains("kubernetes.io/csi"))
+    })
+}
+
+/// Whether a volume hint is storage a mount can fail on (a driver, a server, a path, a
+/// device, an image, a filesystem): not a Secret, ConfigMap, projected token or emptyDir,
+/// which the kubelet writes itself and no node fact bears on.
+fn is_storage(h: &VolumeHint) -> bool {
+    h.driver.is_some()
+        || h.server.is_some()
+        || h.path.is_some()
+        || h.rbd_image.is_some()
+        || h.fstype.is_some()
+        || h.fs != super::catalogue::FsFamily::Unknown
+        || !h.unique_names.is_empty()
+}
+
 /// Whether every volume the case shows is an in-tree one (`spec.nfs`, a `kubernetes.io~nfs`
 /// path) and none a CSI one: what concerns CSI node plugins alone (where they think the
 /// kubelet's root dir is) does not concern it.
 fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
     let mut any = false;
+    // A pod whose volumes are all the kubelet's own (Secret, ConfigMap, projected, emptyDir,
+    // hostPath): no claim that could be CSI.
+    let mut kubelet_only = true;
+    let mut seen = false;
     for h in hints.all() {
         if h.driver.is_some() && !h.in_tree {
             return false;
         }
-        any |= h.in_tree;
+        seen = true;
+        any |= h.in_tree && is_storage(h);
+        kubelet_only &= h.in_tree && h.pvc.is_none();
     }
+    any |= seen && kubelet_only;
     for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
         if ctx
             .volume
@@ -224,7 +340,7 @@ fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
 
 /// The kinds of storage the pod's volumes and the findings' failing mounts are (`block`,
 /// `nfs`, `cifs`, `cephfs`, `glusterfs`, `rbd`, `iscsi`); empty when nothing tells.
-fn kinds_of(hints: &Hints, accs: &Accs) -> BTreeSet<&'static str> {
+pub(crate) fn kinds_of(hints: &Hints, accs: &Accs) -> BTreeSet<&'static str> {
     let mut out = volume_kinds(hints);
     for ctx in accs
         .list
@@ -345,7 +461,10 @@ mod tests {
     fn a_missing_helper_settles_only_when_it_is_the_one_the_mount_needs() {
         let exit32 = failed_mount("MountVolume.SetUp failed for volume \"gv\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t glusterfs 10.0.0.7:gv0 /var/lib/kubelet/pods/1/volumes/kubernetes.io~glusterfs/gv Output: Mount failed. Check the log file for more details.");
         // The probe looked for every helper: a node without mount.cifs says nothing about a
-        // glusterfs mount; without mount.glusterfs it settles it.
+        // glusterfs mount; without mount.glusterfs it makes it the likely cause. A helper
+        // missing on the node is a general fact of the node (issue 26): it supports, it does
+        // not settle (the kubelet may run in a container with its own, a CSI plugin mounts
+        // with its own).
         let mut facts = NodeFacts::default();
         facts.add_provenance("helpers", "node probe (ssh)");
         facts
@@ -368,11 +487,11 @@ mod tests {
         case.node_facts = Some(facts);
         let r = diagnose(&case, &Options::default());
         assert_eq!(r.findings[0].cause, "fs_helper_missing");
+        assert!(r.findings[0].settled_by.is_none(), "{:#?}", r.findings[0]);
         assert!(r.findings[0]
-            .settled_by
-            .as_deref()
-            .unwrap()
-            .contains("mount.glusterfs is not on the node"));
+            .evidence
+            .iter()
+            .any(|e| e.contains("mount.glusterfs is not on the node")));
         // mount.nfs missing is the NFS client, a cause of its own.
         let mut facts = NodeFacts::default();
         facts.add_provenance("helpers", "file ls.txt: ls -l /sbin/mount.nfs");
@@ -470,6 +589,7 @@ mod tests {
             messages: vec![crate::model::RawMessage {
                 label: format!("{} node-3, line 1", crate::model::KERNEL_LOG_LABEL),
                 text: "[ 7.1] XFS (rbd7): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount".into(),
+                input: 0,
             }],
             ..Case::default()
         };

@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use super::catalogue::FactDef;
-use super::devices::{kernel_lines_kept, names_other_dev_path, pod_device};
+use super::devices::{kernel_lines_kept, names_device, names_other_dev_path, pod_device};
 use super::holders::holder;
 use super::text::clip;
 use crate::model::cluster::node_plugins;
@@ -40,15 +40,85 @@ fn newest_match<'a>(re: &str, lines: impl Iterator<Item = &'a str>) -> Option<St
         .map(|l| clip(l.trim(), 300))
 }
 
-/// Whether the fact holds for this case, and how the report says it.
+/// What the pod owns that a node fact may name (issue 26): its block devices (the failure's
+/// and its local PVs'), its NFS and SMB servers, its RBD images. A fact that names one of them
+/// is specific to the pod; one that names none (a partition table on some device, a server
+/// the pod does not use, a kernel line naming no device) is about the node at most.
+pub(super) struct Own {
+    devices: Vec<String>,
+    servers: Vec<String>,
+    images: Vec<String>,
+    ids: Vec<String>,
+}
+
+impl Own {
+    pub(super) fn of(case: &Case) -> Own {
+        let s = super::scope::subject_of(case);
+        let mut devices: Vec<String> = s.names.device_paths.iter().cloned().collect();
+        devices.extend(pod_device(case));
+        devices.sort();
+        devices.dedup();
+        let images = s
+            .images
+            .iter()
+            .map(|i| i.rsplit('/').next().unwrap_or(i).to_string())
+            .filter(|i| !i.is_empty())
+            .collect();
+        let ids = s
+            .names
+            .pvs
+            .iter()
+            .chain(&s.names.pod_uids)
+            .chain(&s.names.handles)
+            .cloned()
+            .collect();
+        Own {
+            devices,
+            servers: s.names.servers.iter().cloned().collect(),
+            images,
+            ids,
+        }
+    }
+
+    /// Whether a line or a fact's text names something of the pod's: one of its devices (as a
+    /// path or as the kernel names it), servers, images, PVs, handles or its UID.
+    fn named_in(&self, text: &str) -> bool {
+        let set = |v: &[String]| {
+            v.iter()
+                .filter(|x| x.len() > 1)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        set(&self.devices)
+            .iter()
+            .any(|d| text.contains(d.as_str()) || names_device(text, d))
+            || set(&self.servers).iter().any(|v| names_word(text, v))
+            || set(&self.images).iter().any(|i| names_word(text, i))
+            || set(&self.ids).iter().any(|i| text.contains(i.as_str()))
+    }
+}
+
+/// Whether `word` appears in `text` on its own (not inside a longer name).
+fn names_word(text: &str, word: &str) -> bool {
+    let edge =
+        |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+    text.match_indices(word).any(|(i, _)| {
+        edge(text[..i].chars().next_back()) && edge(text[i + word.len()..].chars().next())
+    })
+}
+
+/// Whether the fact holds for this case, how the report says it, and whether it is specific:
+/// about the pod's own device, server or image (facts read from the pod's own objects, its
+/// driver's plugin, its claim, are specific by how they are found).
 pub(super) fn test(
     fact: &FactDef,
     case: &Case,
+    own: &Own,
     module: Option<&str>,
     programs: &[String],
     no_block: bool,
-) -> Option<Found> {
-    match fact {
+) -> Option<(Found, bool)> {
+    let found = match fact {
         FactDef::KernelLog(re) => kernel_log(case, re, no_block),
         FactDef::PluginLog(re) => plugin_log(case, re),
         FactDef::KubeletLog(re) => kubelet_log(case, re),
@@ -68,13 +138,55 @@ pub(super) fn test(
         FactDef::BlkidUuidClash(want) => blkid_uuid_clash(case, *want),
         FactDef::BlkidNoFilesystem(want) => blkid_no_filesystem(case, *want),
         FactDef::BlkidPartitionTable(want) => blkid_partition_table(case, *want),
+        FactDef::BlkidFsNot(t) => blkid_fs_not(case, own, t),
         FactDef::MountOption(re) => mount_option(case, re),
         FactDef::IscsiNoInitiator(want) => iscsi_no_initiator(case, *want),
         FactDef::IscsidDown(want) => iscsid_down(case, *want),
         FactDef::MultipathHoldsDevice(want) => multipath_holds_device(case, *want),
         FactDef::SelinuxEnforcing(want) => selinux_enforcing(case, *want),
         FactDef::Os(re) => os_matches(case, re),
-    }
+    }?;
+    let specific = match fact {
+        // Lines and node facts that may be about anything on the node: specific when they name
+        // the pod's own device, server, image or volume.
+        FactDef::KernelLog(_)
+        | FactDef::KubeletLog(_)
+        | FactDef::PluginLog(_)
+        | FactDef::BlkidUuidClash(_)
+        | FactDef::BlkidNoFilesystem(_)
+        | FactDef::BlkidPartitionTable(_)
+        | FactDef::NfsVersionMissing(_) => own.named_in(&found.text),
+        // Measured from the probe pod's own network, not the node's: about that network.
+        FactDef::NfsUnreachable(_) => {
+            own.named_in(&found.text)
+                && !case.node_facts.as_ref().is_some_and(|f| {
+                    f.provenance
+                        .get("nfs_servers")
+                        .is_some_and(|p| p.contains("probe pod's network"))
+                })
+        }
+        // Read from the pod's device, driver, claim or PV by construction.
+        FactDef::BlkidFsNot(_)
+        | FactDef::MultipathHoldsDevice(_)
+        | FactDef::PluginNotOnNode(_)
+        | FactDef::PluginNotReady(_)
+        | FactDef::PluginRunsUnregistered(_)
+        | FactDef::RollingUpdateRwo(_)
+        | FactDef::HolderNotReady(_)
+        | FactDef::VaDeleting(_)
+        | FactDef::AttachLimitReached(_)
+        | FactDef::MountOption(_) => true,
+        // The node's own state.
+        FactDef::KubeletRootElsewhere(_)
+        | FactDef::KernelOlderThan(_)
+        | FactDef::ModuleUnavailable(_)
+        | FactDef::HelperMissing(_)
+        | FactDef::IscsiNoInitiator(_)
+        | FactDef::IscsidDown(_)
+        | FactDef::SelinuxEnforcing(_)
+        | FactDef::Os(_) => false,
+    };
+    Some((found, specific))
 }
 
 // What the node's logs say.
@@ -502,6 +614,25 @@ fn blkid_no_filesystem(case: &Case, want: bool) -> Option<Found> {
     (read && none == want).then(|| Found {
         source: node_source(case, "blkid", "blkid"),
         text: format!("{device} holds no filesystem signature"),
+    })
+}
+
+/// `blkid_fs_not`: the pod's device holds a filesystem, and not of this type (ext4 where the
+/// look-alikes include XFS's duplicate UUID).
+fn blkid_fs_not(case: &Case, own: &Own, t: &str) -> Option<Found> {
+    let e = case.node_facts.as_ref()?.blkid.iter().find(|e| {
+        own.devices.contains(&e.device)
+            && e.fs_type
+                .as_deref()
+                .is_some_and(|f| !f.is_empty() && f != t)
+    })?;
+    Some(Found {
+        source: node_source(case, "blkid", "blkid"),
+        text: format!(
+            "{} holds {}, not {t}",
+            e.device,
+            e.fs_type.as_deref().unwrap_or_default()
+        ),
     })
 }
 

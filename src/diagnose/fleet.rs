@@ -123,6 +123,7 @@ mod tests {
             messages: vec![RawMessage {
                 label: "m".into(),
                 text: msg.into(),
+                input: 0,
             }],
             ..Case::default()
         };

@@ -4,7 +4,7 @@
 //! consequences under their root, instead of being ranked as rivals.
 
 use super::catalogue::catalogue;
-use super::classify::classify;
+use super::classify::classify_layered;
 use super::context::{context_for, Hints, MsgContext};
 use super::findings::{Acc, Accs};
 use super::messages::Msg;
@@ -32,7 +32,8 @@ pub(super) fn classify_into(
         return;
     }
     let ctx = context_for(&text, hints);
-    let cands = classify(&text, &ctx);
+    let (cands, layers) = classify_layered(&text, &ctx);
+    let printed_by = layers.printed_by();
     let label = if m.count > 1 {
         format!("{} ×{}", m.label, m.count)
     } else {
@@ -51,6 +52,7 @@ pub(super) fn classify_into(
         time: time.clone(),
         text: q,
         quoted: true,
+        printed_by: printed_by.clone(),
     };
     if cands.is_empty() {
         // "Successfully assigned ..." is not a failure; only unmatched failures are reported.

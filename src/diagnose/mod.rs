@@ -22,10 +22,16 @@ pub mod classify;
 pub mod context;
 pub mod devices;
 pub mod evidence;
+mod evidence_walk;
 pub mod facts;
 pub mod findings;
 pub mod fleet;
+pub mod format_catalogue;
+pub mod format_match;
+pub mod format_table;
+pub mod format_text;
 pub mod holders;
+pub mod layers;
 pub mod literals;
 pub mod matcher;
 mod merge;
@@ -37,6 +43,7 @@ mod rank;
 pub use crate::model::report;
 pub mod rules;
 pub mod safety;
+pub mod scope;
 pub mod steps;
 pub mod text;
 mod verdict;
@@ -64,6 +71,26 @@ use verdict::{
 
 /// Diagnose one pod (or whatever the case holds).
 pub fn diagnose(case: &Case, opts: &Options) -> Report {
+    // Only what the pod owns is evidence (issue 26): facts about other pods, volumes, devices
+    // and nodes are set aside before anything reads them, and said in one line.
+    let (owned, set_aside) = scope::own(case);
+    let mut report = diagnose_owned(&owned, opts);
+    if let Some(line) = set_aside.summary() {
+        report.notes.push(line);
+    }
+    report.set_aside = set_aside
+        .items()
+        .map(|(kind, count, about)| report::SetAside {
+            kind: kind.to_string(),
+            count,
+            about,
+        })
+        .collect();
+    report
+}
+
+/// Diagnose a case whose facts are all the pod's own.
+fn diagnose_owned(case: &Case, opts: &Options) -> Report {
     let now = opts.now;
     let msgs = messages_of(case, now);
     // Without a pod object, the events still say which pod they are about.
@@ -235,6 +262,7 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
             .collect(),
         notes,
         inputs: case.inputs.clone(),
+        set_aside: Vec::new(),
     }
 }
 
@@ -290,6 +318,7 @@ pub fn explain(label: &str, text: &str, opts: &Options) -> Report {
         messages: vec![crate::model::RawMessage {
             label: label.to_string(),
             text: text.to_string(),
+            input: 0,
         }],
         ..Case::default()
     };

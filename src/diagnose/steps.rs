@@ -195,6 +195,15 @@ fn pod_vars(case: &Case, v: &mut Vars) {
     if let Some(n) = case.node_name() {
         v.insert("node", n.to_string());
     }
+    // volmnt's own node probe ran (`--probe-node`, a replayed save): what `volmnt node check`
+    // would say is in hand, so no step suggests running it (issue 26).
+    if case.node_facts.as_ref().is_some_and(|f| {
+        f.provenance
+            .get("helpers")
+            .is_some_and(|p| p.starts_with("node probe"))
+    }) {
+        v.insert("node_checked", "true".into());
+    }
     if case.pod.as_ref().is_some_and(not_scheduled) {
         v.insert("unscheduled", "true".into());
     }

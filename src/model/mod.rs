@@ -76,6 +76,11 @@ pub struct Event {
     pub last_seen: Option<i64>,
     pub object: Option<ObjectRef>,
     pub origin: Origin,
+    /// Which input it was read from (1 for the first file given, ...; 0 when read live): the
+    /// failures pasted without an object belong to the pod of the first input that has some
+    /// (diagnose/scope.rs).
+    #[serde(skip)]
+    pub input: u32,
 }
 
 impl Event {
@@ -100,6 +105,9 @@ pub struct LogLine {
     pub host: Option<String>,
     /// The text after the klog header.
     pub message: String,
+    /// Which input it was read from (see [`Event::input`]).
+    #[serde(skip)]
+    pub input: u32,
 }
 
 /// How the node's kernel log lines are labelled among a case's [`RawMessage`]s
@@ -112,6 +120,9 @@ pub struct RawMessage {
     /// Where it came from, e.g. `argument 1`, `stdin`, `events.txt`.
     pub label: String,
     pub text: String,
+    /// Which input it was read from (see [`Event::input`]).
+    #[serde(skip)]
+    pub input: u32,
 }
 
 /// An advisory lock on an RBD image, from `rbd lock ls` (text or JSON).
@@ -234,6 +245,8 @@ pub struct Case {
     pub namespace: Option<String>,
     /// The pod, from `get -o yaml|json`, the API, or rebuilt from `describe`.
     pub pod: Option<Pod>,
+    /// Which input the pod object was read from (see [`Event::input`]; 0 when read live).
+    pub pod_input: u32,
     pub events: Vec<Event>,
     pub logs: Vec<LogLine>,
     pub messages: Vec<RawMessage>,
@@ -317,6 +330,7 @@ impl Case {
             pod_name,
             namespace,
             pod,
+            pod_input,
             events,
             logs: _,
             messages,
@@ -347,6 +361,7 @@ impl Case {
             pod_name: pod_name.clone(),
             namespace: namespace.clone(),
             pod: pod.clone(),
+            pod_input: *pod_input,
             events: events.clone(),
             logs: Vec::new(),
             messages: messages.clone(),

@@ -163,6 +163,32 @@ pub struct Evidence {
     pub text: String,
     /// True when `text` is quoted from the input; false for a fact volmnt states.
     pub quoted: bool,
+    /// For a quoted message: the format strings of the message catalogue that printed it, one
+    /// per layer, outermost first (the kubelet's, then the CSI driver's gRPC status, the
+    /// driver's, mount's, the kernel's); several for one layer when programs print the same
+    /// text. Empty for a fact, or when no format string is known.
+    pub printed_by: Vec<PrintedBy>,
+}
+
+/// One format string that printed (part of) a message: which program, at which version, where
+/// in its source, its layer on the way of a volume to a pod, and what the string means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PrintedBy {
+    /// `kubelet`, `ceph-csi`, `mount (util-linux)`, `grpc-go`, ...
+    pub program: String,
+    /// The version the catalogue read (a tag, a commit, a Debian version).
+    pub version: String,
+    /// `file:line` at that version.
+    pub at: String,
+    /// `kubelet`, `controller`, `sidecar`, `grpc`, `driver`, `mount`, `tool`, `kernel` or
+    /// `storage`.
+    pub layer: String,
+    /// A cause id, `wraps` (a reason from a layer below follows) or `symptom` (says that
+    /// something failed, not why).
+    pub means: String,
+    /// Which layer of the message it printed, 0 the outermost: format strings with the same
+    /// index are alternatives for one span (programs that print the same text).
+    pub layer_index: usize,
 }
 
 impl Evidence {
@@ -308,6 +334,20 @@ pub struct Report {
     pub notes: Vec<String>,
     /// What each input was recognised as.
     pub inputs: Vec<String>,
+    /// Facts about other pods, volumes, devices or nodes that the input held and the
+    /// diagnosis did not use (issue 26), by kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<SetAside>,
+}
+
+/// Facts of one kind set aside because they are about something else than the pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetAside {
+    /// `kubelet log lines`, `events`, `PersistentVolumes`, `kernel log lines`, ...
+    pub kind: String,
+    pub count: usize,
+    /// What they are about, a few of them: `pod vbusy/web-0`, `PV pvc-...`, `device loop2`.
+    pub about: Vec<String>,
 }
 
 impl Step {

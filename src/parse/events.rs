@@ -784,6 +784,7 @@ fn build_event(
         last_seen: None,
         object,
         origin,
+        input: 0,
     }
 }
 

@@ -96,6 +96,14 @@ static POD_NS_UID: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("static regex")
 });
+static POD_OBJECT_REF: LazyLock<Regex> = LazyLock::new(|| {
+    // client-go's event recorder as klog prints it (tools/record/event.go:
+    // `Event(v1.ObjectReference{Kind:"Pod", Namespace:"ns", Name:"x", UID:"uid", ...})`).
+    Regex::new(&format!(
+        r#"Kind:"Pod", Namespace:"([a-z0-9-]*)", Name:"([a-z0-9][a-z0-9.-]*)", UID:"({UUID})""#
+    ))
+    .expect("static regex")
+});
 static POD_KOBJ: LazyLock<Regex> = LazyLock::new(|| {
     // klog's KObj: `pod="ns/name"`, `pods=["ns/name" ...]`, JSON `"pod":{"name":..}` is rare.
     Regex::new(r#"\bpods?=\[?\\?"([a-z0-9][a-z0-9-]*)/([a-z0-9][a-z0-9.-]*)\\?""#)
@@ -127,6 +135,13 @@ static CSI_PV_DIR: LazyLock<Regex> = LazyLock::new(|| {
         r"/kubernetes\.io/csi/pv/([A-Za-z0-9][A-Za-z0-9._-]*)/(?:globalmount|vol_data\.json)",
     )
     .expect("static regex")
+});
+static INTREE_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    // The in-tree plugins' global mounts and unique names: `.../plugins/kubernetes.io/
+    // local-volume/mounts/<PV>`, `UniqueName: "kubernetes.io/local-volume/<PV>"` (pkg/volume/local:
+    // a local volume is named by its PV), and `.../plugins/kubernetes.io/<plugin>/mounts/<name>`.
+    Regex::new(r"kubernetes\.io/local-volume/(?:mounts/)?([A-Za-z0-9][A-Za-z0-9._-]*)|/plugins/kubernetes\.io/[a-z0-9-]+/mounts/([A-Za-z0-9][A-Za-z0-9._-]*)")
+        .expect("static regex")
 });
 static VOLUME_ID: LazyLock<Regex> = LazyLock::new(|| {
     // CSI request logs: `volume_id:"x"` (gRPC text), `"volume_id":"x"` (JSON), `volumeID=x`,
@@ -180,6 +195,10 @@ pub fn names(text: &str) -> Names {
         n.pods.insert(format!("{}/{}", &c[2], &c[1]));
         n.pod_uids.insert(c[3].to_ascii_lowercase());
     }
+    for c in POD_OBJECT_REF.captures_iter(text) {
+        n.pods.insert(format!("{}/{}", &c[1], &c[2]));
+        n.pod_uids.insert(c[3].to_ascii_lowercase());
+    }
     for c in POD_KOBJ.captures_iter(text) {
         n.pods.insert(format!("{}/{}", &c[1], &c[2]));
     }
@@ -204,6 +223,17 @@ pub fn names(text: &str) -> Names {
     }
     for c in UNIQUE_NAME.captures_iter(text) {
         n.handles.insert(c[1].to_string());
+    }
+    for c in INTREE_NAME.captures_iter(text) {
+        match (c.get(1), c.get(2)) {
+            (Some(pv), _) => {
+                n.pvs.insert(pv.as_str().to_string());
+            }
+            (None, Some(v)) => {
+                n.volumes.insert(v.as_str().to_string());
+            }
+            _ => {}
+        }
     }
     for c in VOLUME_ID.captures_iter(text) {
         n.handles.insert(c[1].to_string());

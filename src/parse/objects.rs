@@ -826,6 +826,7 @@ fn finish_event(f: EventFields, age: Option<String>, origin: Origin) -> Event {
         last_seen: None,
         object: f.object.filter(|o| *o != ObjectRef::default()),
         origin,
+        input: 0,
     }
 }
 

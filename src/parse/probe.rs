@@ -625,14 +625,42 @@ fn read_evidence_sections(
     if let (Some(k), Some(c)) = (f.kubelet.as_mut(), containerized) {
         k.containerized = Some(c);
     }
-    if let Some(from) = nfs_from {
-        if from == "pod" && !f.nfs_servers.is_empty() {
+    match nfs_from {
+        Some("pod") if !f.nfs_servers.is_empty() => {
             f.add_provenance(
                 "nfs_servers",
                 "the probe pod's network on the node, not the node's own (no hostNetwork): a NetworkPolicy or the node's firewall may differ",
             );
+            // A loopback server is the node's own; the pod's loopback is the pod's: what it
+            // answered there says nothing of the node's (issue 26).
+            let mut gone = Vec::new();
+            f.nfs_servers.retain(|s| {
+                let lo = is_loopback(&s.server);
+                if lo {
+                    gone.push(s.server.clone());
+                }
+                !lo
+            });
+            for g in gone {
+                f.unavailable.push(format!(
+                    "nfs_servers: {g} is the node's own loopback; the probe pod has a loopback of its own, so it could not ask it (run the probe on the host, or with --probe-nfs in a hostNetwork probe pod)"
+                ));
+            }
         }
+        Some("node") if !f.nfs_servers.is_empty() => {
+            f.add_provenance("nfs_servers", "the node's own network");
+        }
+        _ => {}
     }
+}
+
+/// `127.0.0.1`, `127.x.y.z`, `::1`, `localhost`: the host's own loopback.
+fn is_loopback(server: &str) -> bool {
+    let s = server.trim_matches(|c| c == '[' || c == ']');
+    s.eq_ignore_ascii_case("localhost")
+        || s == "::1"
+        || s.parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback())
 }
 
 /// `[kubelet-cmdline]` and `[kubelet-args FILE]`, read as `cmd`'s output would be.
@@ -791,6 +819,42 @@ mod tests {
             f.pod_uids.as_deref().unwrap(),
             ["u1", "x; touch /tmp/pwned", "a\tb\\c"]
         );
+    }
+
+    /// Issue 26: an NFS server on the node's loopback asked from a probe pod's own network
+    /// is not measured at all (the pod's loopback is its own); asked from the node's network
+    /// (on the host, or a hostNetwork probe pod) it is, and the facts say where from.
+    #[test]
+    fn a_loopback_nfs_server_is_only_measured_from_the_nodes_network() {
+        let out = |from: &str| {
+            format!(
+                "volmnt-probe 1\nroot\t/host\nlive\t1\nnfs_checked_from\t{from}\nnfs_server\t127.0.0.1\nnfs_tcp\t127.0.0.1\t2049\tclosed\nnfs_server\t10.0.0.5\nnfs_tcp\t10.0.0.5\t2049\topen\nend\n"
+            )
+        };
+        let pod = parse(&out("pod")).unwrap();
+        assert_eq!(
+            pod.nfs_servers
+                .iter()
+                .map(|s| s.server.as_str())
+                .collect::<Vec<_>>(),
+            ["10.0.0.5"]
+        );
+        assert!(
+            pod.unavailable
+                .iter()
+                .any(|u| u.contains("127.0.0.1 is the node's own loopback")),
+            "{:?}",
+            pod.unavailable
+        );
+        assert!(pod.provenance["nfs_servers"].contains("probe pod's network"));
+        let node = parse(&out("node")).unwrap();
+        let lo = node
+            .nfs_servers
+            .iter()
+            .find(|s| s.server == "127.0.0.1")
+            .unwrap();
+        assert_eq!(lo.reachable, Some(false));
+        assert_eq!(node.provenance["nfs_servers"], "the node's own network");
     }
 
     #[test]

@@ -369,7 +369,7 @@ fn finding(
             (true, false) => 3,
             (false, false) => 2,
         };
-        for e in f.evidence.iter().take(shown) {
+        for (i, e) in f.evidence.iter().take(shown).enumerate() {
             // A quote longer than three lines is cut here; -v and -o json keep it whole.
             let e = if style.verbose || e.chars().count() <= 3 * (w - 7) {
                 e.clone()
@@ -378,6 +378,15 @@ fn finding(
                 format!("{cut}…\"")
             };
             out.push_str(&bullet(&e, w, "     • ", "       "));
+            // -v: which code printed the quoted message, one line under it.
+            let by = f
+                .evidence_detail
+                .get(i)
+                .map(|d| printed_by_line(&d.printed_by))
+                .unwrap_or_default();
+            if style.verbose && !by.is_empty() {
+                out.push_str(&p.each_line(&bullet(&by, w, "       ", "         "), |l| p.dim(l)));
+            }
         }
         if f.evidence.len() > shown {
             out.push_str(&format!(
@@ -415,6 +424,27 @@ fn finding(
             ));
         }
     }
+}
+
+/// `printed by: kubelet v1.36.2 pkg/…/operation_generator.go:483 → grpc-go … → mount.nfs …`:
+/// the format strings of a quoted message, outermost first; format strings that match the same
+/// span (the same text in several programs or lines) are joined with ` / `. Empty when none is known.
+pub fn printed_by_line(by: &[crate::model::report::PrintedBy]) -> String {
+    if by.is_empty() {
+        return String::new();
+    }
+    let mut line = String::from("printed by: ");
+    for (i, b) in by.iter().enumerate() {
+        if i > 0 {
+            line.push_str(if by[i - 1].layer_index == b.layer_index {
+                " / "
+            } else {
+                " → "
+            });
+        }
+        line.push_str(&format!("{} {} {}", b.program, b.version, b.at));
+    }
+    line
 }
 
 fn steps(

@@ -36,6 +36,8 @@ struct Case {
     /// With --probe-node: --probe-kernel-log too (CAP_SYSLOG: this node has
     /// kernel.dmesg_restrict=1, so only then is the kernel's own line read).
     kernel_log: bool,
+    /// With --probe-node: --probe-nfs too (the NFS server asked from the node's own network).
+    probe_nfs: bool,
     /// Text the evidence must quote (the real message's own words).
     quote: Option<&'static str>,
     /// Why it is not run on this node (a helper it needs missing is installed here, ...).
@@ -325,6 +327,7 @@ fn make_cases(r: &Real) -> Vec<Case> {
             want,
             probe_node: false,
             kernel_log: false,
+            probe_nfs: false,
             quote,
             skip: None,
         });
@@ -786,10 +789,48 @@ fn make_cases(r: &Real) -> Vec<Case> {
             want: Want::Cause(want),
             probe_node: true,
             kernel_log,
+            probe_nfs: false,
             quote: None,
             skip: None,
         });
     }
+    // Issue 26: the node's general facts never move what the objects prove, and a probe
+    // measures from the right place.
+    cases.push(Case {
+        pod: "csi-not-registered".into(),
+        what: "the same, with --probe-node: the node lacks every mount helper, which a CSI plugin's mount never uses".into(),
+        want: Want::Cause("csi_driver_not_registered"),
+        probe_node: true,
+        kernel_log: false,
+        probe_nfs: false,
+        quote: None,
+        skip: None,
+    });
+    cases.push(Case {
+        pod: "iscsi-attach".into(),
+        what: "the same, with --probe-node: no node fact rules out what the attach state shows"
+            .into(),
+        want: if r.controllers {
+            Want::Cause("fs_helper_missing")
+        } else {
+            Want::Cause("attach_timeout")
+        },
+        probe_node: true,
+        kernel_log: false,
+        probe_nfs: false,
+        quote: None,
+        skip: None,
+    });
+    cases.push(Case {
+        pod: "nfs-helper-missing".into(),
+        what: "the same, with --probe-node --probe-nfs: the server 127.0.0.1 is asked from the node's own network; the kernel without nfs stays the cause".into(),
+        want: Want::Cause("kernel_module_missing"),
+        probe_node: true,
+        kernel_log: false,
+        probe_nfs: true,
+        quote: None,
+        skip: None,
+    });
 
     // What this node has decides which cases it can produce.
     for c in cases.iter_mut() {
@@ -898,12 +939,19 @@ fn check(r: &Real, c: &Case) -> Row {
     if c.kernel_log {
         args.push("--probe-kernel-log");
     }
+    if c.probe_nfs {
+        args.push("--probe-nfs");
+    }
     // What the probe saw is kept, as an operator's `--save` keeps it: fixtures/real/ holds such
     // saves, replayed offline by tests/real_captures.rs.
     let save = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("real-saves")
         .join(&r.ns)
-        .join(&c.pod)
+        .join(format!(
+            "{}{}",
+            c.pod,
+            if c.probe_nfs { "-nfs" } else { "" }
+        ))
         .to_string_lossy()
         .into_owned();
     if c.probe_node {
@@ -912,9 +960,10 @@ fn check(r: &Real, c: &Case) -> Row {
     }
     let out = r.volmnt(&args);
     out.assert_no_panic();
-    let case = match (c.probe_node, c.kernel_log) {
-        (true, true) => format!("{} --probe-node --probe-kernel-log", c.pod),
-        (true, false) => format!("{} --probe-node", c.pod),
+    let case = match (c.probe_node, c.kernel_log, c.probe_nfs) {
+        (true, true, _) => format!("{} --probe-node --probe-kernel-log", c.pod),
+        (true, false, true) => format!("{} --probe-node --probe-nfs", c.pod),
+        (true, false, false) => format!("{} --probe-node", c.pod),
         _ => c.pod.clone(),
     };
     let want = match &c.want {
@@ -1110,12 +1159,95 @@ fn real_stuck_pods_are_diagnosed() {
             (name, c.skip.clone().unwrap_or_default())
         })
         .collect();
+    // Issue 26, on the real node: the node's whole kubelet log (`-f`, as --help suggests)
+    // and the node probe added to every plain case leave its first cause as it was, and never
+    // lower its confidence (the log also holds the pod's own lines, which may settle it).
+    let kubelet_log =
+        std::env::var("VOLMNT_REAL_KUBELET_LOG").unwrap_or_else(|_| "/var/log/kubelet.log".into());
+    // What each pod may be diagnosed as, by any of its cases (plain, or probed with the
+    // pod's own deciding fact): the node's evidence may settle a plain case into what its
+    // probed case expects, never into anything else.
+    let mut answers: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for c in &run {
+        let a = answers.entry(c.pod.as_str()).or_default();
+        match &c.want {
+            Want::Cause(w) => a.push(w),
+            Want::Open(ws) => a.extend(ws.iter().copied()),
+            Want::Ok => a.push("(none)"),
+        }
+    }
+    let mut moved = Vec::new();
+    let mut held = 0;
+    for c in run.iter().filter(|c| !c.probe_node) {
+        let top = |extra: &[&str]| -> (String, f64) {
+            let mut args = vec![
+                "doctor",
+                "pod",
+                c.pod.as_str(),
+                "-n",
+                r.ns.as_str(),
+                "-o",
+                "json",
+            ];
+            args.extend_from_slice(extra);
+            // Kept (as --save keeps it), to replay what moved.
+            let save = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join("real-saves/issue-26")
+                .join(format!("{}{}", c.pod, extra.first().copied().unwrap_or("")))
+                .to_string_lossy()
+                .into_owned();
+            let _ = std::fs::remove_dir_all(&save);
+            args.extend(["--save", save.as_str()]);
+            let out = r.volmnt(&args);
+            out.assert_no_panic();
+            if !out.stdout.trim_start().starts_with('{') {
+                return (format!("no JSON: {}", out.stderr.trim()), 0.0);
+            }
+            let doc = out.json();
+            let f = &doc["findings"][0];
+            (
+                f["cause"].as_str().unwrap_or("(none)").to_string(),
+                f["confidence"].as_f64().unwrap_or(0.0),
+            )
+        };
+        let base = top(&[]);
+        let mut variants: Vec<(&str, Vec<&str>)> = vec![("--probe-node", vec!["--probe-node"])];
+        if Path::new(&kubelet_log).is_file() {
+            variants.push((
+                "-f the node's kubelet log",
+                vec!["-f", kubelet_log.as_str()],
+            ));
+        }
+        for (what, extra) in variants {
+            let got = top(&extra);
+            held += 1;
+            let same = got.0 == base.0 && got.1 + 1e-9 >= base.1;
+            let own_deciding_fact = got.0 != base.0
+                && got.1 + 1e-9 >= base.1
+                && answers[c.pod.as_str()].contains(&got.0.as_str());
+            if !same && !own_deciding_fact {
+                moved.push(format!(
+                    "  {} + {what}: {} {:.2} -> {} {:.2}",
+                    c.pod, base.0, base.1, got.0, got.1
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "real, issue 26: {held} runs adding the node's kubelet log or its probe to a plain case; {} moved the verdict",
+        moved.len()
+    );
     let t = table(&rows, &r, &skipped);
     eprintln!("{t}");
     let file = concat!(env!("CARGO_TARGET_TMPDIR"), "/real-cluster.md");
     let _ = std::fs::write(file, &t);
     eprintln!("(written to {file})");
     let failed: Vec<&Row> = rows.iter().filter(|r| !r.pass).collect();
+    assert!(
+        moved.is_empty(),
+        "the node's own evidence moved verdicts it has nothing to do with:\n{}",
+        moved.join("\n")
+    );
     assert!(
         shown_all && failed.is_empty(),
         "{} of {} real cases wrong; {} never showed their failure: {late:?}\n{t}",

@@ -156,6 +156,7 @@ pub fn pod_name(node: &str) -> String {
 /// hostPID and hostPath are refused by the `baseline` Pod Security level: the namespace must
 /// allow `privileged` (`pod-security.kubernetes.io/enforce=privileged`), as for any node agent.
 pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
+    let host_net = !o.ask.nfs_servers.is_empty();
     let secs = o.deadline.as_secs().max(1);
     // Every capability dropped; CAP_SYSLOG alone added back when the user opted in to the
     // kernel log (it lets the probe read the ring buffer, nothing else: no writes, no mounts).
@@ -183,7 +184,11 @@ pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
         "spec": {
             "nodeName": node,
             "hostPID": true,
-            "hostNetwork": false,
+            // Asked whether the pod's NFS servers answer: from the node's own network (its
+            // loopback, its routes, its firewall), as the kubelet's mount would reach them
+            // (issue 26); the probe only reads (rpcinfo, showmount, a TCP connect).
+            "hostNetwork": host_net,
+            "dnsPolicy": if host_net { "Default" } else { "ClusterFirst" },
             "hostIPC": false,
             "restartPolicy": "Never",
             "activeDeadlineSeconds": secs,
@@ -200,6 +205,7 @@ pub fn probe_pod(node: &str, name: &str, o: &ExecOptions) -> Pod {
                 "env": [
                     {"name": "VOLMNT_ROOT", "value": RemoteRoot::PodMount.path()},
                     {"name": "VOLMNT_LIVE", "value": "1"},
+                    {"name": "VOLMNT_NET", "value": if host_net { "host" } else { "pod" }},
                 ],
                 "volumeMounts": [{"name": "host", "mountPath": RemoteRoot::PodMount.path(), "readOnly": true}],
                 "securityContext": {
@@ -228,7 +234,7 @@ pub fn announcement(o: &ExecOptions, nodes: &[String]) -> String {
         format!("{}, ... ({} nodes)", nodes[..4].join(", "), nodes.len())
     };
     format!(
-        "volmnt: creating {} probe pod{} in namespace {} (one per node: {list}): image {}, hostPID, \
+        "volmnt: creating {} probe pod{} in namespace {} (one per node: {list}): image {}, hostPID{}, \
          the node's / mounted read-only at /host, not privileged, {}, \
          tolerating all taints; each is deleted when its node is done (activeDeadlineSeconds={} \
          ends it even if volmnt is killed; `volmnt node gc` removes leftovers)",
@@ -236,6 +242,11 @@ pub fn announcement(o: &ExecOptions, nodes: &[String]) -> String {
         if nodes.len() == 1 { "" } else { "s" },
         o.namespace,
         o.image,
+        if o.ask.nfs_servers.is_empty() {
+            ""
+        } else {
+            ", hostNetwork (--probe-nfs: the NFS servers are asked from the node's own network)"
+        },
         if o.syslog_capability {
             "all capabilities dropped but CAP_SYSLOG (--probe-kernel-log: to read the kernel log)"
         } else {
@@ -757,6 +768,26 @@ mod tests {
             syslog_capability: false,
             flags: ProbeFlags::NODE_CHECK,
         }
+    }
+
+    /// Issue 26: `--probe-nfs` asks the NFS servers from the node's own network (a
+    /// hostNetwork pod, the node's resolver), and says so; without it the pod keeps its own.
+    #[test]
+    fn the_nfs_probe_runs_in_the_nodes_network() {
+        let plain = serde_json::to_value(probe_pod("n1", "p", &opts())).unwrap();
+        assert_eq!(plain["spec"]["hostNetwork"], false);
+        let mut o = opts();
+        o.ask.nfs_servers = vec!["127.0.0.1".into()];
+        let pod = serde_json::to_value(probe_pod("n1", "p", &o)).unwrap();
+        assert_eq!(pod["spec"]["hostNetwork"], true);
+        assert_eq!(pod["spec"]["dnsPolicy"], "Default");
+        assert!(pod["spec"]["containers"][0]["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "VOLMNT_NET" && e["value"] == "host"));
+        assert!(announcement(&o, &["n1".into()]).contains("hostNetwork"));
+        assert!(!announcement(&opts(), &["n1".into()]).contains("hostNetwork"));
     }
 
     #[test]

@@ -785,7 +785,9 @@ run3() {
     return "$_rc"
 }
 if [ -n "${VOLMNT_NFS_SERVERS:-}" ]; then
-    if [ -n "$R" ]; then rec nfs_checked_from pod; else rec nfs_checked_from node; fi
+    # From the node's network when run on the host (ssh, local) or in a hostNetwork pod
+    # (VOLMNT_NET=host); a pod of its own network answers for that network only.
+    if [ -n "$R" ] && [ "${VOLMNT_NET:-pod}" != host ]; then rec nfs_checked_from pod; else rec nfs_checked_from node; fi
     _save=$IFS
     IFS=$NL
     set -f
@@ -867,12 +869,35 @@ if [ -n "${VOLMNT_LOG_MATCH:-}" ]; then
                 grep -F "$@" 2>/dev/null | tail -n 2000 | sed 's/^/|/'
             [ -n "$R" ] && shift
         fi
-        # Plain-text logs: kubelet's own file, rke2's, k3s's, and syslog where kubelet logs to it.
-        for _f in /var/log/kubelet.log /var/log/kubelet/kubelet.log \
+        # Plain-text logs: where this kubelet writes (its --log-file, or the file its stdout or
+        # stderr is: a kubelet started by hand or by a supervisor that redirects it), then
+        # kubelet's usual file, rke2's, k3s's, and syslog where kubelet logs to it. Each file
+        # once. /proc is the host's (hostPID, or the host itself); a target is a host path.
+        _own=
+        if [ -n "$KPID" ] && [ -r "/proc/$KPID/cmdline" ]; then
+            _own=$(tr '\000' '\n' <"/proc/$KPID/cmdline" 2>/dev/null | sed -n 's/^--log-file=//p' | head -n 1)
+            for _fd in 1 2; do
+                _t=$(readlink "/proc/$KPID/fd/$_fd" 2>/dev/null) || continue
+                case $_t in /*) _own="$_own$NL$_t" ;; esac
+            done
+        fi
+        _seen=$NL
+        _save=$IFS
+        IFS=$NL
+        for _f in $_own /var/log/kubelet.log /var/log/kubelet/kubelet.log \
             /var/lib/rancher/rke2/agent/logs/kubelet.log /var/log/k3s.log \
             /var/log/syslog /var/log/messages; do
+            IFS=$_save
+            case $_f in /dev/* | /proc/* | '') IFS=$NL; continue ;; esac
+            # The same file under two names (a hard link, a symlink) is read once.
+            _ino=$(ls -Li "$R$_f" 2>/dev/null | awk '{print $1}')
+            case $_seen in *"$NL$_f$NL"* | *"${NL}ino:$_ino$NL"*) IFS=$NL; continue ;; esac
+            _seen="$_seen$_f$NL"
+            [ -n "$_ino" ] && _seen="${_seen}ino:$_ino$NL"
             logtail kubelet "$R$_f" "$@"
+            IFS=$NL
         done
+        IFS=$_save
     fi
 fi
 

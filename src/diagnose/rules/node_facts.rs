@@ -29,10 +29,13 @@ fn found<'a>(facts: &'a NodeFacts, names: &[&str]) -> Option<(&'a str, &'a str)>
     })
 }
 
-pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
+pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
     let Some(facts) = &case.node_facts else {
         return;
     };
+    // A CSI node plugin mounts with the helpers of its own container: what the host lacks
+    // says nothing of a volume that only CSI plugins mount (issue 26).
+    let csi_only = crate::diagnose::evidence::all_csi(hints, accs);
     let node = case.node_name().unwrap_or("the node").to_string();
     let os = facts
         .os
@@ -46,7 +49,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
     ] {
         let Some(a) = accs.get(cause) else { continue };
         // A CSI driver's plugin brings its own helpers: the host's say nothing then.
-        if a.vars.contains_key("driver") && cause == "fs_helper_missing" {
+        if csi_only || (a.vars.contains_key("driver") && cause == "fs_helper_missing") {
             continue;
         }
         let client = client
