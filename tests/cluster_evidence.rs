@@ -862,3 +862,91 @@ spec:
         crate::util::run(&["doctor", "pod", "db-0", "--from-file", &mine, "-o", "json"]).json();
     assert!(!doc.to_string().contains("CSINode allows"), "{doc:#}");
 }
+
+/// The fixture with the EBS node's Ready condition set to `status` (the kubelet stopped
+/// posting: Unknown; or it says it is not ready: False).
+fn with_node_ready(status: &str) -> FakeCluster {
+    let mut cluster = FakeCluster::fixture(LOGS);
+    for o in cluster.objects.iter_mut() {
+        if o["kind"] == "Node" && o["metadata"]["name"] == EBS_NODE {
+            for c in o["status"]["conditions"].as_array_mut().unwrap() {
+                if c["type"] == "Ready" {
+                    c["status"] = status.into();
+                    c["reason"] = "NodeStatusUnknown".into();
+                    c["message"] = "Kubelet stopped posting node status.".into();
+                }
+            }
+        }
+    }
+    cluster
+}
+
+/// Issue 30: a node that is not Ready is asked nothing through its kubelet (no pods/log of
+/// its plugin pods, no node log query): the API server would only wait on its dial. The
+/// report says what was not read and why, and the verdict is the same.
+#[test]
+fn a_node_that_is_not_ready_is_asked_nothing_through_its_kubelet() {
+    let live = Live::with(with_node_ready("Unknown"), LOGS, "data", Options::new());
+    let (out, r) = live.doctor("db-0", "data");
+    assert!(out.code <= 1, "{}", out.stderr);
+    let through_kubelet = requests_of(&live, |r| {
+        matches!(r.subresource.as_deref(), Some("log" | "proxy"))
+    });
+    assert!(through_kubelet.is_empty(), "{through_kubelet:#?}");
+    let un = strings(&r["unavailable"]);
+    assert!(
+        has(
+            &un,
+            &format!(
+                "kubelet log query of node {EBS_NODE}: not asked: node {EBS_NODE} is not Ready (Ready=Unknown, NodeStatusUnknown since"
+            )
+        ),
+        "{un:#?}"
+    );
+    assert!(
+        has(
+            &un,
+            &format!("node plugin logs on node {EBS_NODE}: not read: node {EBS_NODE} is not Ready")
+        ),
+        "{un:#?}"
+    );
+    // The same verdict as with the node Ready (from the events and objects).
+    let ready = Live::start(LOGS, "data", Options::new());
+    let (_, r2) = ready.doctor("db-0", "data");
+    assert_eq!(top(&r)["cause"], top(&r2)["cause"]);
+}
+
+/// Issue 30: a Ready node whose kubelet does not answer (the API server's proxy waits on it):
+/// the reads through it are given about a second, together, and the verdict comes anyway, the
+/// report saying which evidence is late and missing. Without that bound they would wait for
+/// --request-timeout (15 s by default) or the server's own dial timeout.
+#[test]
+fn a_kubelet_that_does_not_answer_costs_about_a_second_and_the_report_says_so() {
+    let cluster = FakeCluster::fixture(LOGS).with_node_logs(EBS_NODE, NodeLogs::Hung);
+    let live = Live::with(cluster, LOGS, "data", Options::new());
+    let started = std::time::Instant::now();
+    let (out, r) = live.doctor("db-0", "data");
+    let took = started.elapsed();
+    assert!(out.code <= 1, "{}", out.stderr);
+    // Not a speed goal (benches measure those): that the run did not wait for the kubelet.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // The verdict of the events and objects, as when the kubelet answers.
+    let answering = Live::start(LOGS, "data", Options::new());
+    let (_, r2) = answering.doctor("db-0", "data");
+    assert_eq!(top(&r)["cause"], top(&r2)["cause"], "{}", out.stdout);
+    let un = strings(&r["unavailable"]);
+    assert!(
+        has(
+            &un,
+            &format!("kubelet log query of node {EBS_NODE}: late: no answer within 1s")
+        ),
+        "{un:#?}"
+    );
+    assert!(
+        has(
+            &un,
+            "node plugin log kube-system/ebs-csi-node-9fz2w/ebs-plugin: late: no answer within 1s"
+        ),
+        "{un:#?}"
+    );
+}

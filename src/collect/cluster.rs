@@ -28,10 +28,11 @@ mod not_found;
 mod pod;
 mod reads;
 mod refs;
+mod slim;
 mod stuck;
 
 pub use assemble::{assemble, CaseObjects, Shared};
-pub use client::{Cluster, ConnectOptions};
+pub use client::{Cluster, ConnectOptions, ReadTime};
 pub use completion::{names_for_completion, Names};
 pub(crate) use errors::network_cause;
 pub use errors::Access;
@@ -40,4 +41,5 @@ pub use namespace::Fleet;
 pub use nodes::nodes_listing;
 pub use reads::{Fetch, PAGE};
 pub use refs::{event_from_core, event_from_v1, ClaimUser, PodRefs};
+pub use slim::ClaimPod;
 pub use stuck::{has_volume_failure, is_stuck};

@@ -476,6 +476,20 @@ fn probe_node_guarded(
     }
 }
 
+/// `-vv`: each read, when it started after the client was made and how long it took: where a
+/// live run's time goes.
+fn print_read_times(cluster: &Cluster) {
+    for r in cluster.read_times() {
+        eprintln!(
+            "volmnt:   at {:7.1} ms  took {:7.1} ms  {} [{}]",
+            r.start.as_secs_f64() * 1000.0,
+            r.took.as_secs_f64() * 1000.0,
+            r.what,
+            r.outcome
+        );
+    }
+}
+
 /// Read the pod and its surroundings from the cluster.
 async fn collect_live(args: &DoctorPodArgs, global: &Global) -> Result<(Case, usize, Cluster)> {
     let name = args.name.clone().ok_or_else(|| {
@@ -513,6 +527,9 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
                         "volmnt: the API's answers were in {:.1} ms after start",
                         started.elapsed().as_secs_f64() * 1000.0
                     );
+                }
+                if global.verbose > 1 {
+                    print_read_times(&cluster);
                 }
                 if !args.from_file.is_empty() {
                     add_files_to_live(&mut case, args)?;

@@ -147,7 +147,15 @@ pub enum NodeLogs {
     AddressNotAllowed,
     /// The kubelet does not answer: 503 from the apiserver's proxy.
     Unreachable,
+    /// The kubelet accepts the connection and never answers (a node that went down a moment
+    /// ago, still Ready in its status): the apiserver's proxy waits, and so does every read
+    /// through that kubelet (the node log query, `pods/log` of its pods) until the client gives
+    /// up. The server answers it after `HUNG_FOR`.
+    Hung,
 }
+
+/// How long a read through a `NodeLogs::Hung` kubelet is held before the server answers 503.
+pub const HUNG_FOR: Duration = Duration::from_secs(60);
 
 impl FakeCluster {
     /// An empty cluster.
@@ -381,6 +389,11 @@ pub struct Options {
     pub tls: bool,
     /// With `tls`: offer only `http/1.1` in ALPN (an apiserver behind a proxy without h2).
     pub http1_only: bool,
+    /// Continue tokens are opaque to clients: a server whose tokens are not the apiserver's
+    /// own encoding (an aggregated API, a proxy that rewrites them) refuses one it did not
+    /// issue with 400. Off: tokens are kube-apiserver's storage.EncodeContinue form, and one
+    /// that names a start key is honoured from that key, as the real server does.
+    pub opaque_continue: bool,
     /// Run the DaemonSet controller (kube-controller-manager's); false: a DaemonSet created is
     /// stored and nothing ever acts on it (no pods, no status), as on an apiserver alone.
     pub daemonset_controller: bool,
@@ -480,6 +493,7 @@ impl Default for Options {
             bookmark_interval: Duration::from_secs(60),
             tls: false,
             http1_only: false,
+            opaque_continue: false,
             daemonset_controller: true,
         }
     }
@@ -1392,6 +1406,8 @@ struct Shared {
     pod_logs: Mutex<PodLogs>,
     node_logs: Mutex<BTreeMap<String, NodeLogs>>,
     started: SystemTime,
+    /// Continue tokens issued (`Options::opaque_continue`).
+    issued: Mutex<BTreeSet<String>>,
 }
 
 /// A self-signed certificate for 127.0.0.1 and the acceptor built on it.
@@ -1562,6 +1578,7 @@ fn prepare(cluster: FakeCluster, opts: Options) -> (std::net::TcpListener, Arc<S
         h2: AtomicUsize::new(0),
         pod_logs: Mutex::new(pod_logs),
         node_logs: Mutex::new(node_logs),
+        issued: Mutex::new(BTreeSet::new()),
         started: SystemTime::now(),
     });
     (listener, shared)
@@ -1754,6 +1771,10 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Response<
     let raw_query = parts.uri.query().unwrap_or("").to_string();
     let query = parse_query(&raw_query);
     let info = parse_info(&parts.method, &path, &query);
+    if hung_kubelet(&shared, &info) {
+        // Held as the apiserver's proxy holds a read to a kubelet that does not answer.
+        tokio::time::sleep(HUNG_FOR).await;
+    }
     let call = Call {
         method: &parts.method,
         path: &path,
@@ -1797,6 +1818,37 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Response<
         .unwrap_or_else(|e| e.into_inner())
         .push(record);
     resp
+}
+
+/// Whether a request is a read through a kubelet that does not answer (`NodeLogs::Hung`): the
+/// node log query of that node, or a log of a pod on it.
+fn hung_kubelet(shared: &Shared, info: &Info) -> bool {
+    let node = match (info.resource.as_str(), info.subresource.as_deref()) {
+        ("nodes", Some("proxy")) => info.name.clone(),
+        ("pods", Some("log")) => {
+            let state = shared.state();
+            let key = pod_key(
+                info.namespace.as_deref().unwrap_or(""),
+                info.name.as_deref().unwrap_or(""),
+            );
+            state
+                .objects
+                .get(&key)
+                .and_then(|p| p.pointer("/spec/nodeName"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }
+        _ => None,
+    };
+    let Some(node) = node else { return false };
+    matches!(
+        shared
+            .node_logs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&node),
+        Some(NodeLogs::Hung)
+    )
 }
 
 struct Call<'a> {
@@ -2062,10 +2114,31 @@ fn view(def: &ResDef, stored: &Value) -> Value {
     }
 }
 
+/// Whether the request asks for metadata only (`Accept:
+/// application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`), as kube-rs's
+/// `get_metadata`, `list_metadata` and `watch_metadata` do.
+fn wants_metadata(call: &Call) -> bool {
+    call.headers
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("as=PartialObjectMetadata") && a.contains("g=meta.k8s.io"))
+}
+
+/// An object as a metadata-only answer carries it: a PartialObjectMetadata (meta.k8s.io/v1)
+/// with the object's metadata alone (apiserver's handlers/response.go asPartialObjectMetadata).
+fn partial(v: &Value) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": v.get("metadata").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
 fn get_one(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let (ns, name) = target(def, call.info);
     let state = shared.state();
     match state.objects.get(&store_key(def, &ns, &name)) {
+        Some(obj) if wants_metadata(call) => Ok(json_response(200, &partial(&view(def, obj)))),
         Some(obj) => Ok(json_response(200, &view(def, obj))),
         None => Err(not_found(def, &name)),
     }
@@ -2156,7 +2229,11 @@ const EXPIRED_CONTINUE: &str = "The provided continue parameter is too old to di
 
 fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let sel = Selectors::from_call(call, def)?;
+    // resourceVersion=0 ("any"): the apiserver answers from its watch cache, which ignores
+    // `limit` at that version (cacher.go computeListLimit): the whole list, no continue token.
+    let any = call.q("resourceVersion") == Some("0") && call.q("continue").is_none();
     let limit = match call.q("limit") {
+        _ if any => 0,
         None | Some("") => 0,
         Some(s) => s.parse::<i64>().map_err(|_| {
             status(
@@ -2171,6 +2248,20 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let mut start: Option<String> = None;
     let mut list_rv = state.rv;
     if let Some(token) = call.q("continue").filter(|t| !t.is_empty()) {
+        if shared.opts().opaque_continue
+            && !shared
+                .issued
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(token)
+        {
+            return Err(status(
+                400,
+                "BadRequest",
+                "invalid continue token: not a token this server issued",
+                None,
+            ));
+        }
         let (key, rv) = decode_continue(token).map_err(|e| {
             status(
                 400,
@@ -2231,13 +2322,33 @@ fn list(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
     let mut extra = Map::new();
     if more > 0 {
         let last = &items.last().expect("limit > 0").0;
-        extra.insert(
-            "continue".into(),
-            json!(encode_continue(&format!("{last}\u{0}"), list_rv as i64)),
-        );
+        let token = encode_continue(&format!("{last}\u{0}"), list_rv as i64);
+        if shared.opts().opaque_continue {
+            shared
+                .issued
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(token.clone());
+        }
+        extra.insert("continue".into(), json!(token));
         if sel.is_empty() {
             extra.insert("remainingItemCount".into(), json!(more));
         }
+    }
+    if wants_metadata(call) {
+        let mut meta = Map::new();
+        meta.insert("resourceVersion".into(), json!(list_rv.to_string()));
+        meta.extend(extra);
+        let items: Vec<Value> = items.iter().map(|(_, v)| partial(v)).collect();
+        return Ok(json_response(
+            200,
+            &json!({
+                "kind": "PartialObjectMetadataList",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": meta,
+                "items": items,
+            }),
+        ));
     }
     let items = items.into_iter().map(|(_, v)| v).collect();
     Ok(json_response(200, &list_body(def, list_rv, items, extra)))
@@ -2330,6 +2441,19 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
             }
         }
     }
+    let meta_only = wants_metadata(call);
+    let as_asked = move |mut line: Value| {
+        if meta_only
+            && matches!(
+                line["type"].as_str(),
+                Some("ADDED" | "MODIFIED" | "DELETED")
+            )
+        {
+            line["object"] = partial(&line["object"]);
+        }
+        line
+    };
+    let initial: Vec<Value> = initial.into_iter().map(as_asked).collect();
     let expired = initial.first().is_some_and(|l| l["type"] == "ERROR");
     let (tx, body_rx) = mpsc::channel::<Bytes>(256);
     let def = def.clone();
@@ -2370,7 +2494,7 @@ fn watch(shared: &Shared, call: &Call, def: &ResDef) -> Reply {
                     Ok(ev) => {
                         last_rv = ev.rv;
                         if let Some(line) = watch_line(&def, &ns_filter, &sel, &ev) {
-                            if tx.send(ndjson(&line)).await.is_err() {
+                            if tx.send(ndjson(&as_asked(line))).await.is_err() {
                                 return;
                             }
                         }
@@ -5436,6 +5560,13 @@ fn node_proxy(shared: &Shared, call: &Call) -> Reply {
             503,
             "ServiceUnavailable",
             "error trying to reach service: dial tcp 10.0.0.9:10250: connect: connection refused",
+            None,
+        )),
+        // Answered after HUNG_FOR (handle held it), as the apiserver does when its dial fails.
+        NodeLogs::Hung => Err(status(
+            503,
+            "ServiceUnavailable",
+            "error trying to reach service: dial tcp 10.0.0.9:10250: i/o timeout",
             None,
         )),
         NodeLogs::HandlerDisabled => Err(text_response(

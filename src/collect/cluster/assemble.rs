@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim, 
 use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, StorageClass, VolumeAttachment};
 
 use super::nodes::nodes_listing;
-use super::refs::{ClaimUser, PodRefs};
+use super::refs::{distinct_users, ClaimUser, PodRefs};
 use crate::model::{Case, Event, ObjectRef};
 
 /// Reads a namespace-wide run does once (paginated lists, filtered page by page) and shares
@@ -57,9 +57,14 @@ pub trait CaseObjects {
     /// Some(true/false) when ConfigMap/Secret names are known, None when they could not be read.
     fn configmap_exists(&self, namespace: &str, name: &str) -> Option<bool>;
     fn secret_exists(&self, namespace: &str, name: &str) -> Option<bool>;
-    /// Other pods of the namespace that use one of these claims (minimal pods: name, node,
-    /// phase, claims).
-    fn pods_using(&self, namespace: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod>;
+    /// Other pods of the namespace that use one of these claims, in compact form (name, node,
+    /// phase, claims); [`assemble`] keeps the distinct ones ([`distinct_users`]).
+    fn claim_users<'a>(
+        &'a self,
+        namespace: &str,
+        claims: &BTreeSet<String>,
+        except: &str,
+    ) -> Vec<&'a ClaimUser>;
     /// VolumeAttachments of these PVs.
     fn attachments_of(&self, pvs: &BTreeSet<&str>) -> Vec<VolumeAttachment>;
     fn drivers(&self) -> Vec<CSIDriver>;
@@ -111,12 +116,16 @@ impl CaseObjects for Shared {
             .contains(&(namespace.to_string(), name.to_string()));
         (has || self.read_secrets).then_some(has)
     }
-    fn pods_using(&self, ns: &str, claims: &BTreeSet<String>, except: &str) -> Vec<Pod> {
+    fn claim_users<'a>(
+        &'a self,
+        ns: &str,
+        claims: &BTreeSet<String>,
+        except: &str,
+    ) -> Vec<&'a ClaimUser> {
         self.claim_users
             .iter()
             .filter(|u| u.namespace == ns && u.name != except)
             .filter(|u| u.claims.iter().any(|c| claims.contains(c)))
-            .map(ClaimUser::to_pod)
             .collect()
     }
     fn attachments_of(&self, pvs: &BTreeSet<&str>) -> Vec<VolumeAttachment> {
@@ -210,7 +219,13 @@ pub fn assemble(objs: &impl CaseObjects, pod: Pod) -> Case {
             None => {}
         }
     }
-    case.other_pods = objs.pods_using(&ns, &refs.claims, &name);
+    let (users, left) = distinct_users(objs.claim_users(&ns, &refs.claims, &name), &refs.claims);
+    case.other_pods = users.into_iter().map(ClaimUser::to_pod).collect();
+    if left > 0 {
+        case.inputs.push(format!(
+            "{left} other user(s) of the pod's claims left out: each on the same node, in the same phase, as one kept"
+        ));
+    }
     let mut node_names: Vec<String> = node_name.iter().cloned().collect();
     node_names.extend(
         case.other_pods

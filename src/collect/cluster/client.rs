@@ -51,6 +51,20 @@ pub struct Cluster {
     denied: Arc<Mutex<Vec<Denied>>>,
     /// When the server last accepted a watch, by request path (transport::WatchHook).
     watches_accepted: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>>,
+    /// Each read as it was timed (`-vv` prints them: where a run's time goes).
+    reads: Arc<Mutex<Vec<ReadTime>>>,
+    /// When the client was made: the origin of `ReadTime::start`.
+    born: std::time::Instant,
+}
+
+/// One read as it was timed: what, when it started (after the client was made), how long it
+/// took to answer in full, and how it ended.
+#[derive(Debug, Clone)]
+pub struct ReadTime {
+    pub what: String,
+    pub start: Duration,
+    pub took: Duration,
+    pub outcome: String,
 }
 
 /// The verbs requests are counted by (the apiserver's names for them).
@@ -208,6 +222,8 @@ impl Cluster {
             by_verb,
             denied: Arc::new(Mutex::new(Vec::new())),
             watches_accepted,
+            reads: Arc::default(),
+            born: std::time::Instant::now(),
         })
     }
 
@@ -283,12 +299,51 @@ impl Cluster {
         action: &str,
         fut: impl std::future::Future<Output = kube::Result<T>>,
     ) -> Result<kube::Result<T>> {
-        tokio::time::timeout(self.timeout, fut).await.map_err(|_| {
+        self.within(action, self.timeout, fut).await.map_err(|_| {
             Error::Unreachable(format!(
                 "{action}: no answer from {} within {:?} (--request-timeout)",
                 self.target, self.timeout
             ))
         })
+    }
+
+    /// `fut` bounded by `limit`, and timed (`reads`); `Err(())` when it did not end in time.
+    pub(super) async fn within<T>(
+        &self,
+        what: &str,
+        limit: Duration,
+        fut: impl std::future::Future<Output = kube::Result<T>>,
+    ) -> std::result::Result<kube::Result<T>, ()> {
+        let start = self.born.elapsed();
+        let r = tokio::time::timeout(limit, fut).await;
+        let outcome = match &r {
+            Ok(Ok(_)) => "ok".to_string(),
+            Ok(Err(kube::Error::Api(s))) => s.code.to_string(),
+            Ok(Err(e)) => super::errors::network_cause(e),
+            Err(_) => format!("no answer within {limit:?}"),
+        };
+        self.note_read(what, start, outcome);
+        r.map_err(|_| ())
+    }
+
+    /// Record a read that ended now, started at `start` (after the client was made).
+    pub(super) fn note_read(&self, what: &str, start: Duration, outcome: String) {
+        let took = self.born.elapsed().saturating_sub(start);
+        if let Ok(mut r) = self.reads.lock() {
+            r.push(ReadTime {
+                what: what.to_string(),
+                start,
+                took,
+                outcome,
+            });
+        }
+    }
+
+    /// Every read timed so far, in the order they started.
+    pub fn read_times(&self) -> Vec<ReadTime> {
+        let mut v = self.reads.lock().map(|r| r.clone()).unwrap_or_default();
+        v.sort_by_key(|r| r.start);
+        v
     }
 
     pub fn client(&self) -> Client {

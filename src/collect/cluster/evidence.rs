@@ -59,8 +59,12 @@ pub enum May {
 #[derive(Default)]
 pub struct Around {
     daemonsets: Vec<DaemonSet>,
-    /// Daemon pods on the pod's node (owned by a DaemonSet).
-    node_pods: Vec<Pod>,
+    /// Whether the DaemonSets were read (not when the pod has no CSI volume, or when refused).
+    read_ds: bool,
+    /// The pod's node.
+    node: Option<String>,
+    /// Daemon pods on the pod's node (owned by a DaemonSet), when that node's pods were read.
+    pub(super) node_pods: Option<Vec<Pod>>,
     workloads: Vec<Workload>,
     /// `get pods/log` by namespace (`""`: every namespace).
     logs_may: BTreeMap<String, May>,
@@ -92,7 +96,7 @@ fn could_be_node_plugin(ds: &DaemonSet) -> bool {
             .any(|c| c.image.as_deref().is_some_and(|i| i.contains("csi")))
 }
 
-fn owned_by_daemonset(p: &Pod) -> bool {
+pub(super) fn owned_by_daemonset(p: &Pod) -> bool {
     p.metadata
         .owner_references
         .iter()
@@ -126,7 +130,32 @@ impl Cluster {
         };
         let api: Api<SelfSubjectAccessReview> = Api::all(self.client.clone());
         let pp = PostParams::default();
-        match tokio::time::timeout(self.timeout, api.create(&pp, &review)).await {
+        let what = format!(
+            "may I {} {}{}?",
+            review
+                .spec
+                .resource_attributes
+                .as_ref()
+                .and_then(|a| a.verb.clone())
+                .unwrap_or_default(),
+            review
+                .spec
+                .resource_attributes
+                .as_ref()
+                .and_then(|a| a.resource.clone())
+                .unwrap_or_default(),
+            review
+                .spec
+                .resource_attributes
+                .as_ref()
+                .and_then(|a| a.subresource.clone())
+                .map(|s| format!("/{s}"))
+                .unwrap_or_default()
+        );
+        match self
+            .within(&what, self.timeout, api.create(&pp, &review))
+            .await
+        {
             Ok(Ok(r)) => match r.status {
                 Some(s) if s.allowed => May::Yes,
                 Some(s) => May::No(s.reason.filter(|r| !r.is_empty())),
@@ -161,7 +190,10 @@ impl Cluster {
             Some(ns) => format!("{} {ns}/{name}", access.resource),
             None => format!("{} {name}", access.resource),
         };
-        match tokio::time::timeout(self.timeout, api.get(name)).await {
+        match self
+            .within(&format!("reading {what}"), self.timeout, api.get(name))
+            .await
+        {
             Ok(Ok(o)) => Some(o),
             Ok(Err(kube::Error::Api(s))) if s.code == 403 => {
                 unavailable.push(refused(&what, access, "get", READER));
@@ -198,7 +230,7 @@ impl Cluster {
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
         // Not `list`: that records a 403 as a refused read, a partial result.
-        match self.list_quiet(api, params, keep).await {
+        match self.list_quiet(api, params, access, keep).await {
             Ok(v) => Some(v),
             Err(ListFailure::Forbidden) => {
                 unavailable.push(refused(what, access, "list", READER));
@@ -215,15 +247,22 @@ impl Cluster {
         &self,
         api: Api<K>,
         params: ListParams,
+        access: Access<'_>,
         mut keep: impl FnMut(&K) -> bool,
     ) -> Result<Vec<K>, ListFailure>
     where
         K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
         let mut out = Vec::new();
-        let mut params = params.limit(super::reads::PAGE);
+        // From the watch cache (`resourceVersion=0`) the answer comes whole; from etcd, in pages.
+        let mut params = if params.resource_version.as_deref() == Some("0") {
+            params
+        } else {
+            params.limit(super::reads::PAGE)
+        };
         loop {
-            let page = match tokio::time::timeout(self.timeout, api.list(&params)).await {
+            let what = super::reads::list_label(access, &params);
+            let page = match self.within(&what, self.timeout, api.list(&params)).await {
                 Ok(Ok(p)) => p,
                 Ok(Err(kube::Error::Api(s))) if s.code == 403 => {
                     return Err(ListFailure::Forbidden)
@@ -362,43 +401,34 @@ impl Cluster {
     }
 
     /// Reads that need only the pod, run beside fill_from_pod's chains: the DaemonSets that
-    /// may run CSI node plugins, the daemon pods on the pod's node, the pod's owners, and
-    /// whether the user may read pods' logs and the node's log query.
-    pub(super) async fn evidence_around(&self, pod: &Pod) -> Around {
+    /// may run CSI node plugins (when a volume of the pod may be a CSI one: `csi`), the pod's
+    /// owners, and whether the user may read pods' logs and the node's log query. The daemon
+    /// pods on the pod's node come from fill_from_pod's one list of that node's pods
+    /// (`node_pods`), which the other users of the pod's claims share.
+    pub(super) async fn evidence_around(&self, pod: &Pod, csi: bool) -> Around {
         let c = self.client.clone();
         let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
         let mut un_ds = Vec::new();
-        let mut un_pods = Vec::new();
         let mut un_owner = Vec::new();
-        let daemonsets = self.evidence_list(
-            Api::<DaemonSet>::all(c.clone()),
-            ListParams::default(),
-            Access::group_cluster("daemonsets", "apps"),
-            "CSI node plugin DaemonSets",
-            could_be_node_plugin,
-            &mut un_ds,
-        );
-        let node_pods = async {
-            match &node {
-                Some(n) => {
-                    self.evidence_list(
-                        Api::<Pod>::all(c.clone()),
-                        ListParams::default().fields(&format!("spec.nodeName={n}")),
-                        Access::cluster("pods"),
-                        &format!("daemon pods on node {n}"),
-                        owned_by_daemonset,
-                        &mut un_pods,
-                    )
-                    .await
-                }
-                None => None,
+        let daemonsets = async {
+            if !csi {
+                return None;
             }
+            self.evidence_list(
+                Api::<DaemonSet>::all(c.clone()),
+                ListParams::default().match_any(),
+                Access::group_cluster("daemonsets", "apps"),
+                "CSI node plugin DaemonSets",
+                could_be_node_plugin,
+                &mut un_ds,
+            )
+            .await
         };
         let owners = self.owners(pod, &mut un_owner);
-        // Without a node there is no node plugin pod whose log to read.
+        // Without a node, or without a CSI volume, there is no node plugin pod whose log to read.
         let logs_any = async {
             match &node {
-                Some(_) => {
+                Some(_) if csi => {
                     self.may(ResourceAttributes {
                         verb: Some("get".into()),
                         resource: Some("pods".into()),
@@ -407,6 +437,7 @@ impl Cluster {
                     })
                     .await
                 }
+                Some(_) => May::Unknown("no CSI volume: no node plugin to read".into()),
                 None => May::Unknown("the pod is on no node".into()),
             }
         };
@@ -425,8 +456,8 @@ impl Cluster {
                 None => None,
             }
         };
-        let (daemonsets, node_pods, workloads, logs_any, node_proxy_may) =
-            futures::join!(daemonsets, node_pods, owners, logs_any, node_proxy);
+        let (daemonsets, workloads, logs_any, node_proxy_may) =
+            futures::join!(daemonsets, owners, logs_any, node_proxy);
         let read_ds = daemonsets.is_some();
         let daemonsets = daemonsets.unwrap_or_default();
         let mut logs_may = BTreeMap::from([(String::new(), logs_any.clone())]);
@@ -452,20 +483,8 @@ impl Cluster {
             logs_may.extend(answers);
         }
         let mut unavailable = un_ds;
-        unavailable.extend(un_pods);
         unavailable.extend(un_owner);
         let mut inputs = Vec::new();
-        if read_ds {
-            inputs.push(format!(
-                "live: {} DaemonSet(s) that may run CSI node plugins{}",
-                daemonsets.len(),
-                node_pods
-                    .as_ref()
-                    .zip(node.as_ref())
-                    .map(|(p, n)| format!(", {} daemon pod(s) on node {n}", p.len()))
-                    .unwrap_or_default()
-            ));
-        }
         if !workloads.is_empty() {
             let chain: Vec<String> = workloads
                 .iter()
@@ -487,7 +506,9 @@ impl Cluster {
         }
         Around {
             daemonsets,
-            node_pods: node_pods.unwrap_or_default(),
+            read_ds,
+            node: node.clone(),
+            node_pods: None,
             workloads,
             logs_may,
             node_proxy_may,
@@ -496,19 +517,60 @@ impl Cluster {
         }
     }
 
+    /// The pods on a node, from the API server's watch cache and its index of `spec.nodeName`
+    /// (one answer, as small as the node's pods): what `keep` keeps of them (the daemon pods,
+    /// the users of the pod's claims). None, with why in `unavailable`, when it cannot be read.
+    pub(super) async fn pods_on_node(
+        &self,
+        node: &str,
+        keep: impl FnMut(&Pod) -> bool,
+        unavailable: &mut Vec<String>,
+    ) -> Option<Vec<Pod>> {
+        self.evidence_list(
+            Api::<Pod>::all(self.client.clone()),
+            ListParams::default()
+                .fields(&format!("spec.nodeName={node}"))
+                .match_any(),
+            Access::cluster("pods"),
+            &format!("pods on node {node}"),
+            keep,
+            unavailable,
+        )
+        .await
+    }
+
     /// The last wave, with the case assembled (its claims and PVs known): keep the node
     /// plugins of the pod's drivers, read their containers' recent lines about the pod's
     /// volumes, and the kubelet's own lines about the pod through the node log query.
     pub(super) async fn evidence_logs(&self, case: &mut Case, around: Around) {
         let Around {
             daemonsets,
+            read_ds,
+            node: around_node,
             node_pods,
             workloads,
             logs_may,
             node_proxy_may,
             unavailable,
-            inputs,
+            mut inputs,
         } = around;
+        if read_ds {
+            inputs.insert(
+                0,
+                format!(
+                    "live: {} DaemonSet(s) that may run CSI node plugins{}",
+                    daemonsets.len(),
+                    node_pods
+                        .as_ref()
+                        .zip(around_node.as_ref())
+                        .map(|(p, n)| format!(
+                            ", {} daemon pod(s) on node {n}",
+                            p.iter().filter(|p| owned_by_daemonset(p)).count()
+                        ))
+                        .unwrap_or_default()
+                ),
+            );
+        }
         case.workloads = workloads;
         case.daemonsets = daemonsets;
         case.inputs.extend(inputs);
@@ -516,6 +578,7 @@ impl Cluster {
         // CNI) are not kept.
         let mut plugin_pods: Vec<Pod> = node_pods
             .into_iter()
+            .flatten()
             .filter(|p| {
                 case.daemonsets
                     .iter()
@@ -593,6 +656,23 @@ impl Cluster {
                 }
             }
         }
+        // Both reads go through the node's kubelet (pods/log and nodes/proxy): only when the
+        // node says it is Ready, side by side, and never longer than NODE_READS_WITHIN, so a
+        // kubelet that does not answer costs at most that and the verdict comes anyway.
+        let node = case.node_name().map(str::to_string);
+        let node_down = not_ready(case);
+        if let (Some(n), Some(why)) = (&node, &node_down) {
+            if !reads.is_empty() {
+                case.note_unavailable(format!(
+                    "node plugin logs on node {n}: not read: {why} (the API server reads them from its kubelet)"
+                ));
+            }
+            if node_proxy_may.is_some() {
+                case.note_unavailable(format!("kubelet log query of node {n}: not asked: {why}"));
+            }
+            return;
+        }
+        let within = NODE_READS_WITHIN.min(self.timeout);
         let plugin_reads = join_all(reads.iter().map(|(ns, pod, ctr, previous)| {
             let terms = &terms;
             async move {
@@ -601,14 +681,14 @@ impl Cluster {
                         "{ns}/{pod}/{ctr}{}",
                         if *previous { " (previous)" } else { "" }
                     ),
-                    self.plugin_lines(ns, pod, ctr, *previous, terms).await,
+                    self.plugin_lines(ns, pod, ctr, *previous, terms, within)
+                        .await,
                 )
             }
         }));
-        let node = case.node_name().map(str::to_string);
         let kubelet = async {
             match (&node, &node_proxy_may) {
-                (Some(n), Some(may)) => Some(self.kubelet_lines(n, may, &terms).await),
+                (Some(n), Some(may)) => Some(self.kubelet_lines(n, may, &terms, within).await),
                 _ => None,
             }
         };
@@ -656,6 +736,7 @@ impl Cluster {
         container: &str,
         previous: bool,
         terms: &[String],
+        within: std::time::Duration,
     ) -> Result<Vec<crate::model::LogLine>, String> {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
         let lp = LogParams {
@@ -670,7 +751,11 @@ impl Cluster {
             previous,
             ..LogParams::default()
         };
-        let text = match tokio::time::timeout(self.timeout, api.logs(pod, &lp)).await {
+        let what = format!(
+            "log of {ns}/{pod}/{container}{}",
+            if previous { " (previous)" } else { "" }
+        );
+        let text = match self.within(&what, within, api.logs(pod, &lp)).await {
             Ok(Ok(t)) => t,
             Ok(Err(kube::Error::Api(s))) if s.code == 403 => {
                 return Err(format!(
@@ -681,7 +766,7 @@ impl Cluster {
                 return Err(format!("the API server answered {}: {}", s.code, s.message))
             }
             Ok(Err(e)) => return Err(short_error(&e)),
-            Err(_) => return Err(format!("no answer within {:?}", self.timeout)),
+            Err(_) => return Err(late(within)),
         };
         // The kubelet writes a failure to read the log into the answer itself (200), as
         // realnode's did for a restarted container's previous instance.
@@ -722,6 +807,7 @@ impl Cluster {
         node: &str,
         may: &May,
         terms: &[String],
+        within: std::time::Duration,
     ) -> Result<(Vec<crate::model::LogLine>, String), String> {
         if let May::No(reason) = may {
             return Err(format!(
@@ -774,13 +860,16 @@ impl Cluster {
                 .map_err(kube::Error::ReadEvents)?;
             Ok::<_, kube::Error>(buf)
         };
-        let body = match tokio::time::timeout(self.timeout, read).await {
+        let body = match self
+            .within(&format!("kubelet log query of node {node}"), within, read)
+            .await
+        {
             Ok(Ok(b)) => b,
             Ok(Err(kube::Error::Api(s))) => {
                 return Err(node_proxy_refusal(node, s.code, &s.message))
             }
             Ok(Err(e)) => return Err(short_error(&e)),
-            Err(_) => return Err(format!("no answer within {:?}", self.timeout)),
+            Err(_) => return Err(late(within)),
         };
         let text = String::from_utf8_lossy(&body);
         if let Some(why) = query_not_served(&text) {
@@ -799,6 +888,51 @@ impl Cluster {
             }
         }
         Ok((lines, shown))
+    }
+}
+
+/// How long the reads through the pod's node (its plugins' logs, the kubelet's log query) may
+/// take, all together: they run side by side, and a kubelet that does not answer (a node that
+/// is down but still said Ready a moment ago, a dial the API server waits on) holds the report
+/// no longer than this. A node that says it is not Ready is not asked at all.
+pub const NODE_READS_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What a node-side read that did not answer in time is said to be.
+fn late(within: std::time::Duration) -> String {
+    format!(
+        "late: no answer within {within:?} (reads through the node's kubelet are not waited on longer, so the report does not wait on a node that does not answer); the report is made without it"
+    )
+}
+
+/// Why the pod's node is not asked anything through its kubelet: its Ready condition is not
+/// True (the kubelet stopped posting, or says it is not ready), or its status has none (no
+/// kubelet ever reported). None when it is Ready, or when the node was not read (then it is
+/// tried, bounded).
+pub fn not_ready(case: &Case) -> Option<String> {
+    let name = case.node_name()?;
+    let node = case.node_named(name)?;
+    let cond = node
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
+    match cond {
+        Some(c) if c.status == "True" => None,
+        Some(c) => Some(format!(
+            "node {name} is not Ready (Ready={}{}{}), so its kubelet may not answer",
+            c.status,
+            c.reason
+                .as_deref()
+                .map(|r| format!(", {r}"))
+                .unwrap_or_default(),
+            c.last_transition_time
+                .as_ref()
+                .map(|t| format!(" since {}", t.0))
+                .unwrap_or_default()
+        )),
+        None => Some(format!(
+            "node {name} has no Ready condition (no kubelet has reported for it)"
+        )),
     }
 }
 

@@ -18,6 +18,7 @@ use super::errors::Access;
 use super::nodes::{lists_volumes, slim_node};
 use super::reads::Fetch;
 use super::refs::{event_from_core, ns_of, ns_of_meta, ClaimUser, PodRefs};
+use super::slim::ClaimPod;
 use super::stuck::{has_volume_failure, is_stuck};
 use crate::error::{Error, Result};
 use crate::model::{Case, Event};
@@ -38,43 +39,64 @@ impl Cluster {
     ) -> Result<Fleet> {
         let scope = Scope { namespace };
         let mut first = self.first_round(scope, min_age, now_secs).await?;
-        let young = first.young.len();
+        if first.stuck.is_empty() && first.young.is_empty() {
+            return Ok(Fleet {
+                cases: Vec::new(),
+                young: 0,
+            });
+        }
+        // The young pods are read as the stuck ones are: their events say whether they are.
+        let wanted = narrow(&first);
+        let second = self.second_round(scope, &wanted).await?;
+        // A young pod whose events say a volume failed is stuck at any age.
+        let (failing, young): (Vec<Pod>, Vec<Pod>) =
+            std::mem::take(&mut first.young).into_iter().partition(|p| {
+                second
+                    .warnings
+                    .get(&(ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+                    .is_some_and(has_volume_failure)
+            });
+        let young = young.len();
+        let failing_keys: BTreeSet<Key> = failing
+            .iter()
+            .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+            .collect();
+        first.stuck.extend(failing);
         if first.stuck.is_empty() {
             return Ok(Fleet {
                 cases: Vec::new(),
                 young,
             });
         }
-        let wanted = narrow(&mut first);
-        let second = self.second_round(scope, &wanted).await?;
         // The claims that are not Bound say why in their own Warning events: one more list,
         // only when there is such a claim.
         let claim_events = self.unbound_claims_warnings(scope, &second.pvcs).await?;
-        // The lists round 1 read for the stuck pods fail the run only now that one is stuck.
-        let (read_configmaps, configmaps) = match first.configmaps? {
-            Fetch::Got(v) => (true, v.into_iter().collect()),
-            _ => (false, BTreeSet::new()),
-        };
-        let (read_secrets, secrets) = match first.secrets? {
-            Fetch::Got(v) => (true, v.into_iter().collect()),
-            _ => (false, BTreeSet::new()),
-        };
+        let mut claim_users = first.pending_users;
+        claim_users.extend(second.claim_users);
+        // Only the users of the stuck pods' claims are kept (the others were never kept), and
+        // not a young pod now counted stuck.
+        claim_users.retain(|u| {
+            !failing_keys.contains(&(u.namespace.clone(), u.name.clone()))
+                && u.claims
+                    .iter()
+                    .any(|cl| wanted.claims.contains(&(u.namespace.clone(), cl.clone())))
+        });
         let shared = Shared {
-            events: first.warnings,
+            events: second.warnings,
             claim_events,
-            claim_users: first.claim_users,
+            claim_users,
             pvcs: second.pvcs,
             pvs: second.pvs,
             nodes: second.nodes,
             csinodes: second.csinodes,
-            configmaps,
-            secrets,
+            configmaps: second.configmaps,
+            secrets: second.secrets,
             attachments: second.attachments,
-            drivers: first.drivers?.ok().unwrap_or_default(),
-            classes: first.classes?.ok().unwrap_or_default(),
+            drivers: first.drivers,
+            classes: first.classes,
             read_pvcs: second.read_pvcs,
-            read_configmaps,
-            read_secrets,
+            read_configmaps: second.read_configmaps,
+            read_secrets: second.read_secrets,
         };
         Ok(Fleet {
             cases: self.cases_of(&shared, first.stuck),
@@ -82,8 +104,10 @@ impl Cluster {
         })
     }
 
-    /// Round 1, side by side: the pods (which are stuck, who uses claims), and every list
-    /// that does not depend on them. Events are filtered by the server to warnings.
+    /// Round 1, side by side: the Pending pods (a pod is stuck only while Pending), from the
+    /// watch cache with the server's `status.phase` filter, so the thousands of running pods of
+    /// a big cluster are not sent at all; the CSIDrivers and StorageClasses; whether the
+    /// namespace exists.
     async fn first_round(
         &self,
         scope: Scope<'_>,
@@ -93,46 +117,33 @@ impl Cluster {
         let c = self.client.clone();
         let label = scope.namespace.unwrap_or("(all namespaces)");
         let mut stuck: Vec<Pod> = Vec::new();
+        let mut pending_users: Vec<ClaimUser> = Vec::new();
         let mut young: Vec<Pod> = Vec::new();
-        let mut claim_users: Vec<ClaimUser> = Vec::new();
         let pods_access = scope.access("pods");
-        let pods_fut = self.list(
+        let pods_fut = self.list_cached(
             scope.api::<Pod>(&c),
-            ListParams::default(),
+            ListParams::default().fields("status.phase=Pending"),
             pods_access,
             |p| {
                 if is_stuck(p, now_secs, min_age) {
-                    stuck.push(p.clone());
+                    let mut p = p.clone();
+                    p.metadata.managed_fields = None;
+                    stuck.push(p);
                     return false;
                 }
                 // Stuck but younger than min_age: kept until the events say whether a
                 // volume failed.
                 if is_stuck(p, now_secs, Duration::ZERO) {
-                    young.push(p.clone());
+                    let mut p = p.clone();
+                    p.metadata.managed_fields = None;
+                    young.push(p);
                 }
                 if !PodRefs::of(p).claims.is_empty() {
-                    claim_users.push(ClaimUser::of(p));
+                    pending_users.push(ClaimUser::of(p));
                 }
                 false
             },
         );
-        let mut warnings: HashMap<Key, Vec<Event>> = HashMap::new();
-        let events_fut = self.list(
-            scope.api::<CoreEvent>(&c),
-            ListParams::default().fields("involvedObject.kind=Pod,type=Warning"),
-            scope.access("events"),
-            |e: &CoreEvent| {
-                let key = (
-                    e.involved_object.namespace.clone().unwrap_or_default(),
-                    e.involved_object.name.clone().unwrap_or_default(),
-                );
-                warnings.entry(key).or_default().push(event_from_core(e));
-                false
-            },
-        );
-        let cm_fut =
-            self.list_names::<ConfigMap>(scope.api::<ConfigMap>(&c), scope.access("configmaps"));
-        let sec_fut = self.list_names::<Secret>(scope.api::<Secret>(&c), scope.access("secrets"));
         let drivers_fut = self.list_all::<CSIDriver>("csidrivers");
         let classes_fut = self.list_all::<StorageClass>("storageclasses");
         // A namespace that does not exist lists as empty: ask, so a typo is not "nothing stuck".
@@ -142,15 +153,8 @@ impl Cluster {
                 None => Some(true),
             }
         };
-        let (ns_r, pods_r, ev_r, cms, secs, drivers, classes) = futures::join!(
-            ns_fut,
-            pods_fut,
-            events_fut,
-            cm_fut,
-            sec_fut,
-            drivers_fut,
-            classes_fut
-        );
+        let (ns_r, pods_r, drivers, classes) =
+            futures::join!(ns_fut, pods_fut, drivers_fut, classes_fut);
         if let (Some(false), Some(ns)) = (ns_r, scope.namespace) {
             return Err(self.namespace_missing(ns).await);
         }
@@ -169,37 +173,77 @@ impl Cluster {
                 )))
             }
         }
-        ev_r?;
-        // A young pod whose events say a volume failed is stuck at any age.
-        let (failing, young): (Vec<Pod>, Vec<Pod>) = young.into_iter().partition(|p| {
-            warnings
-                .get(&(ns_of(p), p.metadata.name.clone().unwrap_or_default()))
-                .is_some_and(has_volume_failure)
-        });
-        for p in &failing {
-            let key = (ns_of(p), p.metadata.name.clone().unwrap_or_default());
-            claim_users.retain(|u| {
-                (u.namespace.as_str(), u.name.as_str()) != (key.0.as_str(), key.1.as_str())
-            });
-        }
-        stuck.extend(failing);
+        // Failed reads of these only matter now that a pod is (or may be) stuck.
+        let none = stuck.is_empty() && young.is_empty();
+        let drivers = if none {
+            Vec::new()
+        } else {
+            drivers?.ok().unwrap_or_default()
+        };
+        let classes = if none {
+            Vec::new()
+        } else {
+            classes?.ok().unwrap_or_default()
+        };
         Ok(FirstRound {
             stuck,
             young,
-            claim_users,
-            warnings,
-            configmaps: cms,
-            secrets: secs,
+            pending_users,
             drivers,
             classes,
         })
     }
 
-    /// Round 2: what the stuck pods name, each list filtered page by page.
+    /// Round 2, side by side: what the stuck pods name, each list filtered page by page: their
+    /// warning events, their claims and those claims' PVs and attachments, their nodes (and
+    /// any other that lists a volume), the ConfigMaps and Secrets that exist (names only), and
+    /// when a stuck pod uses a claim, the other pods that may use it (every pod that is not
+    /// Pending, decoded to who, where and which claims).
     async fn second_round(&self, scope: Scope<'_>, wanted: &Wanted) -> Result<SecondRound> {
         let c = self.client.clone();
+        // Warning events about the stuck pods. Events have no watch cache (the API server
+        // leaves them out by default): this list reads them from etcd, filtered by the server
+        // to warnings about pods, then here to the stuck pods' (memory holds only those).
+        let mut warnings: HashMap<Key, Vec<Event>> = HashMap::new();
+        let events_fut = self.list(
+            scope.api::<CoreEvent>(&c),
+            ListParams::default().fields("involvedObject.kind=Pod,type=Warning"),
+            scope.access("events"),
+            |e: &CoreEvent| {
+                let key = (
+                    e.involved_object.namespace.clone().unwrap_or_default(),
+                    e.involved_object.name.clone().unwrap_or_default(),
+                );
+                if wanted.pods.contains(&key) {
+                    warnings.entry(key).or_default().push(event_from_core(e));
+                }
+                false
+            },
+        );
+        // The pods that are not Pending and use a claim, only when a stuck pod has claims.
+        let mut claim_users: Vec<ClaimUser> = Vec::new();
+        let users_fut = async {
+            if wanted.claims.is_empty() {
+                return Ok(Fetch::Got(Vec::new()));
+            }
+            self.list_cached(
+                scope.api::<ClaimPod>(&c),
+                ListParams::default().fields("status.phase!=Pending"),
+                scope.access("pods"),
+                |p: &ClaimPod| {
+                    if let Some(u) = p.claim_user() {
+                        claim_users.push(u);
+                    }
+                    false
+                },
+            )
+            .await
+        };
+        let cm_fut =
+            self.list_names::<ConfigMap>(scope.api::<ConfigMap>(&c), scope.access("configmaps"));
+        let sec_fut = self.list_names::<Secret>(scope.api::<Secret>(&c), scope.access("secrets"));
         let mut pvcs = HashMap::new();
-        let pvcs_fut = self.list(
+        let pvcs_fut = self.list_cached(
             scope.api::<PersistentVolumeClaim>(&c),
             ListParams::default(),
             scope.access("persistentvolumeclaims"),
@@ -209,21 +253,23 @@ impl Cluster {
                     p.metadata.name.clone().unwrap_or_default(),
                 );
                 if wanted.claims.contains(&key) {
-                    pvcs.insert(key, p.clone());
+                    let mut p = p.clone();
+                    p.metadata.managed_fields = None;
+                    pvcs.insert(key, p);
                 }
                 false
             },
         );
         let pvs_and_vas = self.bound_pvs_and_attachments(&wanted.claims);
         let mut nodes = HashMap::new();
-        let nodes_fut = self.list(
+        let nodes_fut = self.list_cached(
             Api::<Node>::all(c.clone()),
             ListParams::default(),
             Access::cluster("nodes"),
             |n: &Node| {
                 let name = n.metadata.name.clone().unwrap_or_default();
                 if wanted.nodes.contains(&name) {
-                    nodes.insert(name, n.clone());
+                    nodes.insert(name, super::nodes::trim_node(n.clone()));
                 } else if lists_volumes(n) {
                     // Another node that may still hold a stuck pod's volume (its status lists
                     // volumes), kept cut to what the rules read, as `doctor pod` keeps it.
@@ -233,7 +279,7 @@ impl Cluster {
             },
         );
         let mut csinodes = HashMap::new();
-        let csinodes_fut = self.list(
+        let csinodes_fut = self.list_cached(
             Api::<CSINode>::all(c.clone()),
             ListParams::default(),
             Access::group_cluster("csinodes", "storage.k8s.io"),
@@ -245,19 +291,43 @@ impl Cluster {
                 false
             },
         );
-        let (pvc_r, pv_va, node_r, csin_r) =
-            futures::join!(pvcs_fut, pvs_and_vas, nodes_fut, csinodes_fut);
+        let (ev_r, users_r, cms, secs, pvc_r, pv_va, node_r, csin_r) = futures::join!(
+            events_fut,
+            users_fut,
+            cm_fut,
+            sec_fut,
+            pvcs_fut,
+            pvs_and_vas,
+            nodes_fut,
+            csinodes_fut
+        );
+        ev_r?;
+        users_r?;
+        let (read_configmaps, configmaps) = match cms? {
+            Fetch::Got(v) => (true, v.into_iter().collect()),
+            _ => (false, BTreeSet::new()),
+        };
+        let (read_secrets, secrets) = match secs? {
+            Fetch::Got(v) => (true, v.into_iter().collect()),
+            _ => (false, BTreeSet::new()),
+        };
         let read_pvcs = matches!(pvc_r?, Fetch::Got(_));
         let (pvs, attachments) = pv_va?;
         node_r?;
         csin_r?;
         Ok(SecondRound {
+            warnings,
+            claim_users,
             read_pvcs,
             pvcs,
             pvs,
             attachments,
             nodes,
             csinodes,
+            configmaps,
+            secrets,
+            read_configmaps,
+            read_secrets,
         })
     }
 
@@ -296,13 +366,17 @@ impl Cluster {
         Ok(out)
     }
 
-    /// The PVs bound to those claims, then only their VolumeAttachments.
+    /// The PVs bound to those claims (from the watch cache), then only their
+    /// VolumeAttachments.
     async fn bound_pvs_and_attachments(
         &self,
         claims: &BTreeSet<Key>,
     ) -> Result<(HashMap<String, PersistentVolume>, Vec<VolumeAttachment>)> {
         let mut pvs = HashMap::new();
-        self.list(
+        if claims.is_empty() {
+            return Ok((pvs, Vec::new()));
+        }
+        self.list_cached(
             Api::<PersistentVolume>::all(self.client.clone()),
             ListParams::default(),
             Access::cluster("persistentvolumes"),
@@ -315,7 +389,9 @@ impl Cluster {
                     )
                 });
                 if key.is_some_and(|k| claims.contains(&k)) {
-                    pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv.clone());
+                    let mut pv = pv.clone();
+                    pv.metadata.managed_fields = None;
+                    pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv);
                 }
                 false
             },
@@ -385,30 +461,31 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// Round 1's answers. The lists only stuck pods need are kept as they came: a failed one fails
-/// the run only when a pod is stuck.
+/// Round 1's answers.
 struct FirstRound {
     stuck: Vec<Pod>,
-    /// Pods that would be stuck but are younger than min_age and have no volume failure event.
+    /// Pods that would be stuck but are younger than min_age: stuck too if their events say a
+    /// volume failed (read in round 2, as the stuck pods' are).
     young: Vec<Pod>,
-    /// The other pods that use a claim, in compact form.
-    claim_users: Vec<ClaimUser>,
-    /// Warning events by (namespace, pod name).
-    warnings: HashMap<Key, Vec<Event>>,
-    configmaps: Result<Fetch<Vec<Key>>>,
-    secrets: Result<Fetch<Vec<Key>>>,
-    drivers: Result<Fetch<Vec<CSIDriver>>>,
-    classes: Result<Fetch<Vec<StorageClass>>>,
+    /// The Pending pods that are not stuck (yet) and use a claim, in compact form.
+    pending_users: Vec<ClaimUser>,
+    drivers: Vec<CSIDriver>,
+    classes: Vec<StorageClass>,
 }
 
-/// What round 2 keeps of its lists: the stuck pods' claims, the nodes involved.
+/// What round 2 keeps of its lists: the stuck pods, their claims and nodes.
 struct Wanted {
+    pods: BTreeSet<Key>,
     claims: BTreeSet<Key>,
     nodes: BTreeSet<String>,
 }
 
 /// Round 2's answers.
 struct SecondRound {
+    /// Warning events of the stuck pods by (namespace, pod name).
+    warnings: HashMap<Key, Vec<Event>>,
+    /// The pods that are not Pending and use a claim, in compact form.
+    claim_users: Vec<ClaimUser>,
     /// Whether the claims could be listed (a refused list says nothing about absence).
     read_pvcs: bool,
     pvcs: HashMap<Key, PersistentVolumeClaim>,
@@ -416,30 +493,32 @@ struct SecondRound {
     attachments: Vec<VolumeAttachment>,
     nodes: HashMap<String, Node>,
     csinodes: HashMap<String, CSINode>,
+    configmaps: BTreeSet<Key>,
+    secrets: BTreeSet<Key>,
+    read_configmaps: bool,
+    read_secrets: bool,
 }
 
-/// What the stuck pods name: their claims and nodes, and the nodes of the other pods on those
-/// claims. Round 1's warnings and claim users are cut to those of the stuck pods' claims.
-fn narrow(first: &mut FirstRound) -> Wanted {
-    let wanted_pods: BTreeSet<Key> = first
+/// What the stuck pods name: themselves, their claims and nodes, and the nodes of the Pending
+/// pods on those claims (the others' are added when they are read).
+fn narrow(first: &FirstRound) -> Wanted {
+    let pods: BTreeSet<Key> = first
         .stuck
         .iter()
+        .chain(&first.young)
         .map(|p| (ns_of(p), p.metadata.name.clone().unwrap_or_default()))
         .collect();
-    first.warnings.retain(|k, _| wanted_pods.contains(k));
     let mut claims: BTreeSet<Key> = BTreeSet::new();
     let mut nodes: BTreeSet<String> = BTreeSet::new();
-    for p in first.stuck.iter() {
+    for p in first.stuck.iter().chain(&first.young) {
         for cl in PodRefs::of(p).claims {
             claims.insert((ns_of(p), cl));
         }
         nodes.extend(p.spec.as_ref().and_then(|s| s.node_name.clone()));
     }
-    first.claim_users.retain(|u| {
-        u.claims
-            .iter()
-            .any(|cl| claims.contains(&(u.namespace.clone(), cl.clone())))
-    });
-    nodes.extend(first.claim_users.iter().filter_map(|u| u.node.clone()));
-    Wanted { claims, nodes }
+    Wanted {
+        pods,
+        claims,
+        nodes,
+    }
 }

@@ -82,3 +82,13 @@ pub(super) fn slim_node(n: Node) -> Node {
         }),
     }
 }
+
+/// A node kept whole for the rules but without what they never read: its image list (the
+/// bulk of a Node, tens of KiB) and managedFields.
+pub(super) fn trim_node(mut n: Node) -> Node {
+    n.metadata.managed_fields = None;
+    if let Some(s) = n.status.as_mut() {
+        s.images = None;
+    }
+    n
+}

@@ -1,7 +1,7 @@
 //! What a pod names (claims, ConfigMaps, Secrets), what a namespace-wide run keeps of a pod that
 //! uses claims, and events in the model.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
 use k8s_openapi::api::events::v1::Event as EventsV1;
@@ -132,6 +132,35 @@ impl ClaimUser {
     }
 }
 
+/// The users of a stuck pod's claims that its case keeps: per claim, the first by name on each
+/// node in each state (phase, being deleted), and the number left out. What the rules read of
+/// another user (`ClaimUser::to_pod` keeps nothing else) is where it is, whether it runs and
+/// which claims it uses: a Deployment's 600 replicas sharing one ReadWriteMany claim on 50
+/// nodes are 600 copies of 50 facts. Kept whole, they were 3.7 MB of Pods per case (a
+/// k8s-openapi `Volume` is over 3 KB), 11 GB for the 3,000 stuck pods of 50,000 diagnosed
+/// after the watch's first sync.
+pub fn distinct_users<'a>(
+    mut users: Vec<&'a ClaimUser>,
+    claims: &BTreeSet<String>,
+) -> (Vec<&'a ClaimUser>, usize) {
+    users.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    users.dedup_by(|a, b| a.namespace == b.namespace && a.name == b.name);
+    let total = users.len();
+    let mut seen: HashSet<(&str, Option<&str>, Option<&str>, bool)> = HashSet::new();
+    let kept: Vec<&ClaimUser> = users
+        .into_iter()
+        .filter(|u| {
+            let mut new = false;
+            for c in u.claims.iter().filter(|c| claims.contains(*c)) {
+                new |= seen.insert((c, u.node.as_deref(), u.phase.as_deref(), u.deleting));
+            }
+            new
+        })
+        .collect();
+    let left = total - kept.len();
+    (kept, left)
+}
+
 /// A core/v1 Event in the model: the same conversion as saved objects, so both paths diagnose
 /// alike.
 pub fn event_from_core(e: &CoreEvent) -> Event {
@@ -141,4 +170,58 @@ pub fn event_from_core(e: &CoreEvent) -> Event {
 /// An events.k8s.io/v1 Event in the same model.
 pub fn event_from_v1(e: &EventsV1) -> Event {
     crate::parse::objects::from_events_v1(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(name: &str, node: Option<&str>, phase: &str, claims: &[&str]) -> ClaimUser {
+        ClaimUser {
+            namespace: "shop".into(),
+            name: name.into(),
+            node: node.map(String::from),
+            phase: Some(phase.into()),
+            deleting: false,
+            claims: claims.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_claims_users_are_kept_once_per_node_and_state_and_the_rest_counted() {
+        let mut users = vec![
+            // 600 replicas of one Deployment on 3 nodes share claim data.
+            user("web-b", Some("n1"), "Running", &["data"]),
+            user("web-a", Some("n1"), "Running", &["data"]),
+            user("web-c", Some("n2"), "Running", &["data"]),
+            user("web-d", Some("n2"), "Pending", &["data"]),
+            user("web-e", None, "Pending", &["data"]),
+            user("web-f", None, "Pending", &["data"]),
+            // Same node and state as web-a, but also the only user of claim logs there.
+            user("web-g", Some("n1"), "Running", &["data", "logs"]),
+            // Not one of the stuck pod's claims: does not make web-h distinct.
+            user("web-h", Some("n1"), "Running", &["data", "other"]),
+        ];
+        for i in 0..600 {
+            users.push(user(
+                &format!("zz-rep-{i:03}"),
+                Some(["n1", "n2", "n3"][i % 3]),
+                "Running",
+                &["data"],
+            ));
+        }
+        let claims: BTreeSet<String> = ["data", "logs"].iter().map(|c| c.to_string()).collect();
+        let (kept, left) = distinct_users(users.iter().collect(), &claims);
+        let names: Vec<&str> = kept.iter().map(|u| u.name.as_str()).collect();
+        // The first by name of each (claim, node, phase): zz-rep-002 is the first on n3.
+        assert_eq!(
+            names,
+            ["web-a", "web-c", "web-d", "web-e", "web-g", "zz-rep-002"]
+        );
+        assert_eq!(left, users.len() - 6);
+        // Listed twice (two claims matched in the caller), kept once.
+        let twice = vec![&users[0], &users[0]];
+        let (kept, left) = distinct_users(twice, &claims);
+        assert_eq!((kept.len(), left), (1, 0));
+    }
 }
