@@ -240,6 +240,17 @@ fn output_of(text: &str) -> Option<&str> {
 fn parse_mount_command(text: &str) -> Option<MountCommand> {
     let args = mounting_arguments(text)?;
     let command = MOUNTING_COMMAND.captures(text).map(|c| c[1].to_string());
+    // A Go slice printed with %v: `[--description=Kubernetes transient mount for /x --scope --
+    // mount -t nfs SRC DST]` (kubelets whose mount-utils logged the argument list itself, and
+    // drivers that wrap it). The brackets belong to the list, not to its first and last words.
+    let args = args.trim();
+    let args = match args.strip_prefix('[') {
+        Some(inner) if inner.starts_with('-') => inner
+            .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
+            .strip_suffix(']')
+            .unwrap_or(inner),
+        _ => args,
+    };
     let tokens: Vec<&str> = args.split_whitespace().collect();
     // systemd-run ... --scope -- mount <args>: everything after the `mount` word. Markdown
     // sometimes turned `--` into `-`, so look for the word itself.
@@ -516,5 +527,18 @@ Output: mount error(13): Permission denied";
             parse("Mounting arguments:").mount,
             Some(MountCommand::default())
         );
+    }
+
+    #[test]
+    fn a_bracketed_systemd_run_argument_list_gives_the_real_source() {
+        let e = parse("MountVolume.SetUp failed for volume \"pv-nfs\" : mount failed: exit status 32\nMounting command: systemd-run\nMounting arguments: [--description=Kubernetes transient mount for /var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs --scope -- mount -t nfs -o nfsvers=4.1 10.0.0.5:/exports/data /var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs]\nOutput: mount.nfs: access denied by server while mounting 10.0.0.5:/exports/data");
+        let m = e.mount.expect("the mount command");
+        assert_eq!(m.fstype.as_deref(), Some("nfs"));
+        assert_eq!(m.source.as_deref(), Some("10.0.0.5:/exports/data"));
+        assert_eq!(
+            m.target.as_deref(),
+            Some("/var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs")
+        );
+        assert_eq!(m.options, ["nfsvers=4.1"]);
     }
 }

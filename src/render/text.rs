@@ -4,7 +4,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::model::report::{Finding, Report, Status, Step, StepKind};
+use crate::model::report::{ActsAt, Finding, Report, Status, Step, StepKind};
 
 /// Applies a style only when colour is on.
 struct Paint {
@@ -29,6 +29,13 @@ impl Paint {
     fn green(&self, s: &str) -> String {
         if self.on {
             s.green().bold().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn magenta(&self, s: &str) -> String {
+        if self.on {
+            s.magenta().bold().to_string()
         } else {
             s.to_string()
         }
@@ -195,6 +202,14 @@ pub fn report(r: &Report, style: Style) -> String {
         for u in &r.unrecognised {
             out.push_str(&bullet(u, w, "  • ", "    "));
         }
+    }
+    // Who acts where: what the tags before the steps mean.
+    if r.findings
+        .iter()
+        .any(|f| !f.confirm.is_empty() || !f.remediation.is_empty())
+    {
+        out.push('\n');
+        out.push_str(&p.each_line(&bullet(WHERE_LEGEND, w, "", "  "), |l| p.dim(l)));
     }
     // The one-line footers (what was not gathered, what was read) share one blank line.
     let mut footer_started = false;
@@ -452,6 +467,7 @@ fn steps(
             ),
             _ => String::new(),
         };
+        let at = where_tag(s, p);
         // Alternatives for one OS family each sit under the step they belong to.
         if s.os_family.is_some() {
             out.push_str(&bullet(
@@ -472,7 +488,7 @@ fn steps(
             "     • ".to_string()
         };
         out.push_str(&bullet(
-            &format!("{}{tag}", s.text),
+            &format!("{at} {}{tag}", s.text),
             w,
             &bullet_mark,
             "        ",
@@ -489,6 +505,20 @@ fn steps(
         ));
     }
 }
+
+/// Who acts where, before each step: on the pod's node, in the cluster (the Kubernetes API), or
+/// on the storage system itself (the array, the NFS server, Ceph, the cloud's API), which is
+/// often another team's and is marked to stand out.
+fn where_tag(s: &Step, p: &Paint) -> String {
+    match s.acts_at {
+        ActsAt::Node => p.dim("[node]"),
+        ActsAt::Cluster => p.dim("[cluster]"),
+        ActsAt::Storage => p.magenta("[storage system]"),
+    }
+}
+
+/// What the tags before the steps mean, said once under a report that shows steps.
+pub const WHERE_LEGEND: &str = "[node]: on the pod's node · [cluster]: against the Kubernetes API · [storage system]: on the storage itself (the array, the NFS server, Ceph, the cloud's API)";
 
 /// One bulleted paragraph: the first line starts with `first`, the rest with `rest`.
 fn bullet(text: &str, width: usize, first: &str, rest: &str) -> String {
