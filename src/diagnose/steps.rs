@@ -48,7 +48,7 @@ static MISSING_KEY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)")
+    Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)|running rbd args: \[[^\]]*?\bmap ([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)")
         .expect("static regex")
 });
 /// The rbd CLI's hint after a feature mismatch names the image and the features to disable
@@ -75,6 +75,11 @@ static MANAGED_NFS_HOST: LazyLock<Regex> = LazyLock::new(|| {
 /// GCE's "is already being used by '.../instances/I'".
 static OWNER_VM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)already owned by VM '?([^'\s]+?)'?(?:[.\s]|$)|is already being used by '?(?:[^'\s]*/instances/)([^'\s/]+)'?")
+        .expect("static regex")
+});
+/// An Azure managed disk's resource id, as azuredisk and Azure Compute name it.
+static AZURE_DISK_ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(/subscriptions/[A-Za-z0-9-]+/resourceGroups/[A-Za-z0-9._()-]+/providers/Microsoft\.Compute/disks/[A-Za-z0-9._-]+)")
         .expect("static regex")
 });
 /// azuredisk-csi-driver: "disk(%s) already attached to node(%s), could not be attached to
@@ -253,7 +258,7 @@ fn multipath_vars(case: &Case, v: &mut Vars) {
         v.insert("find_multipaths", fm.to_string());
         if fm == "strict" {
             v.insert("find_multipaths_strict", "true".into());
-            if mp.maps.is_empty() {
+            if mp.listed && mp.maps.is_empty() {
                 v.insert("multipath_maps_empty", "true".into());
             }
         }
@@ -473,7 +478,13 @@ fn object_vars(case: &Case, text: &str, v: &mut Vars) {
 fn storage_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("image") {
         if let Some(c) = RBD_IMAGE.captures(text) {
-            let img = c[1].trim_end_matches(['"', '\\']).to_string();
+            // ceph-csi's exec error names the image it maps: `rbd args: [... map POOL/IMAGE ...]`.
+            let img = c
+                .get(1)
+                .or(c.get(2))
+                .map_or("", |m| m.as_str())
+                .trim_end_matches(['"', '\\'])
+                .to_string();
             // `rbd: image foo is locked` names the image without its pool: not enough for a
             // command (`rbd` would look in the default pool).
             if img.contains('/') {
@@ -492,6 +503,9 @@ fn storage_vars(text: &str, v: &mut Vars) {
     if let Some(c) = CSINODE_DRIVER.captures(text) {
         v.entry("node").or_insert_with(|| c[1].to_string());
         v.entry("driver").or_insert_with(|| c[2].to_string());
+    }
+    if let Some(c) = AZURE_DISK_ID.captures(text) {
+        v.entry("azure_disk").or_insert_with(|| c[1].to_string());
     }
     if let Some(c) = ATTACHED_TO_NODE.captures(text) {
         // Older drivers print the VM's resource id: its last segment is the node's name.
@@ -600,6 +614,13 @@ fn managed_fs_vars(v: &mut Vars) {
         _ => None,
     };
     let host = v.get("server").cloned().unwrap_or_default();
+    // efs-utils' `mount -t efs fs-ID:/` (mount.efs names the file system by its id alone).
+    let by_fstype = (v.get("fstype").is_some_and(|t| t == "efs")
+        || EFS_ID.is_match(&host) && !host.contains('.'))
+    .then_some("Amazon EFS");
+    if let Some(c) = EFS_ID.captures(&host) {
+        v.insert("efs_id", c[1].to_string());
+    }
     let by_host = MANAGED_NFS_HOST.captures(&host).map(|c| {
         if let Some(id) = c.get(1) {
             v.insert("efs_id", id.as_str().to_string());
@@ -613,7 +634,7 @@ fn managed_fs_vars(v: &mut Vars) {
             "Azure Files"
         }
     });
-    if let Some(name) = by_host.or(by_driver) {
+    if let Some(name) = by_host.or(by_driver).or(by_fstype) {
         v.insert("managed_fs", name.to_string());
     }
     if driver == "efs.csi.aws.com" && !v.contains_key("efs_id") {
@@ -1054,9 +1075,11 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                 None
             }
         };
-        // Where it is done: what the knowledge says, else what its command runs.
+        // Where it is done: what the knowledge says, else what its command runs (filled: a
+        // `{backup_command}` is a snapshot on the storage system).
         let at =
             d.at.or_else(|| d.service.as_ref().map(|_| ActsAt::Node))
+                .or_else(|| command.as_deref().map(acts_at))
                 .or_else(|| command_t.as_deref().map(acts_at))
                 .unwrap_or_default();
         let command = command.map(|c| self_named(&c, cx.invocation));
