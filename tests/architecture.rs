@@ -594,8 +594,8 @@ fn strip_literals(line: &str) -> String {
             '\'' => {
                 // A char literal ('{', '\n') or a lifetime ('a): a literal closes within 3.
                 let ahead: String = chars.clone().take(3).collect();
-                if ahead.starts_with('\\') {
-                    let close = ahead[1..].find('\'').map(|k| k + 2).unwrap_or(0);
+                if let Some(escaped) = ahead.strip_prefix('\\') {
+                    let close = escaped.find('\'').map(|k| k + 2).unwrap_or(0);
                     for _ in 0..close {
                         chars.next();
                     }
