@@ -192,6 +192,29 @@ fn service_note(p: &OsProfile, names: &[&str]) -> Option<String> {
         .map(str::to_string)
 }
 
+/// What to say instead of a service step on an OS that lacks one of its services (Bottlerocket
+/// has no rpc.statd and no rpcbind): the OS's own note, or that the OS has none. Starting or
+/// checking a service that is not there is not advice.
+pub fn lacks_service(svc: &ServiceDef, profile: Option<&OsProfile>) -> Option<String> {
+    let p = profile?;
+    let names: Vec<&str> = svc.name.split_whitespace().collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !p.has_service(n))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(service_note(p, &names).unwrap_or_else(|| {
+        format!(
+            "{} has no {} service: it does not come with this OS",
+            p.name,
+            missing.join(" or ")
+        )
+    }))
+}
+
 /// A service action for the node's init system: the command template, a note for the text, and
 /// the OS label when the OS is not known (then the systemd form is given). `name` may list
 /// several logical services, separated by spaces.

@@ -14,7 +14,7 @@ use super::os::OsProfile;
 pub use super::os_steps::{
     acts_at, node_os, os_family, profile_of, runs_on_node, Vars, STATIC_UNITS,
 };
-use super::os_steps::{for_node_shell, install_steps, service_command};
+use super::os_steps::{for_node_shell, install_steps, lacks_service, service_command};
 use super::text::{clip, kernel_module_in, normalize};
 use super::volume_kinds::client_for;
 /// Where the client functions were first defined, kept for callers.
@@ -67,8 +67,10 @@ static RBD_FEATURE_MASK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 /// A managed file service's NFS endpoint: Amazon EFS and FSx, Azure Files.
+/// FSx for ONTAP names an SVM's NFS endpoint `svm-ID.fs-ID.fsx.REGION.amazonaws.com` (AWS FSx for
+/// NetApp ONTAP user guide, "Accessing data": SVM endpoints); FSx for OpenZFS `fs-ID.fsx...`.
 static MANAGED_NFS_HOST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(fs-[0-9a-f]{8,17})\.efs\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|(fs-[0-9a-f]{8,17})\.fsx\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|([a-z0-9]{3,24})\.(?:privatelink\.)?file\.core\.(?:windows\.net|chinacloudapi\.cn|usgovcloudapi\.net))\.?$")
+    Regex::new(r"^(?:(fs-[0-9a-f]{8,17})\.efs\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|(?:[a-z0-9-]+\.)*(fs-[0-9a-f]{8,17})\.fsx\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|([a-z0-9]{3,24})\.(?:privatelink\.)?file\.core\.(?:windows\.net|chinacloudapi\.cn|usgovcloudapi\.net))\.?$")
         .expect("static regex")
 });
 /// The VM the cloud says a disk is attached to: Azure Compute's "already owned by VM 'W'",
@@ -188,10 +190,13 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         error_vars(ctx, &mut v);
     }
     // Names read out of the quoted messages themselves.
+    // Evidence quotes are cut to a length: the strongest message, read whole, is added, so a
+    // name it gives late (the rbd CLI's hint, the VM that holds a disk) is not lost.
     let text: String = acc
         .evidence
         .iter()
         .map(|e| e.text.as_str())
+        .chain(acc.ctx.as_ref().map(|c| c.text.as_str()))
         .collect::<Vec<_>>()
         .join("\n");
     object_vars(case, &text, &mut v);
@@ -199,7 +204,9 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     client_vars(&text, &mut v);
     backend_vars(&mut v);
     device_and_path_vars(&text, &mut v);
-    if runs_microk8s(case, &text) {
+    // (Evidence quotes are cut to a length: the mount's target, read whole, names the snap's
+    // kubelet directory too.)
+    if runs_microk8s(case, &text) || v.values().any(|x| x.contains("/var/snap/microk8s/")) {
         v.insert("microk8s", "true".into());
     }
     multipath_vars(case, &mut v);
@@ -1028,6 +1035,14 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
         let mut text = fill(&text_t, vars);
         let mut os_label = None;
         let command_t = match &d.service {
+            Some(svc) if lacks_service(svc, profile).is_some() => {
+                // The OS has no such service: its note replaces the step (nothing to run).
+                text = lacks_service(svc, profile).unwrap_or_default();
+                if let Some(first) = text.get(..1) {
+                    text = first.to_uppercase() + &text[1..];
+                }
+                None
+            }
             Some(svc) => {
                 let (cmd, note, label) = service_command(svc, profile, vars);
                 if let Some(n) = note {
