@@ -62,10 +62,22 @@ const IMAGES: &[Image] = &[
     img("Ubuntu 20.04.6 LTS", "ubuntu", Some("ubuntu")),
     img("Ubuntu Core 24", "ubuntu-core", None),
     img("Ubuntu Core 22", "ubuntu-core", None),
-    img("Debian GNU/Linux 12 (bookworm)", "debian", Some("debian-12")),
-    img("Debian GNU/Linux 11 (bullseye)", "debian", Some("debian-11")),
+    img(
+        "Debian GNU/Linux 12 (bookworm)",
+        "debian",
+        Some("debian-12"),
+    ),
+    img(
+        "Debian GNU/Linux 11 (bullseye)",
+        "debian",
+        Some("debian-11"),
+    ),
     img("Red Hat Enterprise Linux 9.4 (Plow)", "rhel-9", Some("el9")),
-    img("Red Hat Enterprise Linux 8.9 (Ootpa)", "rhel-8", Some("el8")),
+    img(
+        "Red Hat Enterprise Linux 8.9 (Ootpa)",
+        "rhel-8",
+        Some("el8"),
+    ),
     img("Rocky Linux 9.3 (Blue Onyx)", "el", Some("el9")),
     img("Rocky Linux 8.9 (Green Obsidian)", "rocky-8", Some("el8")),
     img("AlmaLinux 9.4 (Seafoam Ocelot)", "el", Some("el9")),
@@ -74,27 +86,55 @@ const IMAGES: &[Image] = &[
     img("CentOS Stream 9", "centos-stream-9", Some("el9")),
     img("CentOS Linux 7 (Core)", "centos-7", Some("el7")),
     img("Amazon Linux 2", "amazonlinux-2", Some("amzn2")),
-    img("Amazon Linux 2023.6.20241111", "amazonlinux-2023", Some("al2023")),
-    img("Microsoft Azure Linux 3.0", "azurelinux-3", Some("azurelinux")),
+    img(
+        "Amazon Linux 2023.6.20241111",
+        "amazonlinux-2023",
+        Some("al2023"),
+    ),
+    img(
+        "Microsoft Azure Linux 3.0",
+        "azurelinux-3",
+        Some("azurelinux"),
+    ),
     img("CBL-Mariner/Linux", "azurelinux-2", Some("azurelinux")),
     img("VMware Photon OS/Linux", "photon", Some("photon")),
-    img("SUSE Linux Enterprise Server 15 SP5", "suse", Some("sles-15")),
+    img(
+        "SUSE Linux Enterprise Server 15 SP5",
+        "suse",
+        Some("sles-15"),
+    ),
     img("openSUSE Leap 15.5", "opensuse", Some("opensuse-15.5")),
-    img("SUSE Linux Enterprise Micro 5.5", "sle-micro", Some("sle-micro")),
+    img(
+        "SUSE Linux Enterprise Micro 5.5",
+        "sle-micro",
+        Some("sle-micro"),
+    ),
     img("SUSE Linux Micro 6.0", "sle-micro", Some("sle-micro")),
-    img("openSUSE MicroOS", "opensuse-microos", Some("opensuse-microos")),
+    img(
+        "openSUSE MicroOS",
+        "opensuse-microos",
+        Some("opensuse-microos"),
+    ),
     img("Alpine Linux v3.19", "alpine", Some("alpine-3.19")),
     img("Gentoo Linux", "gentoo", Some("gentoo")),
     img("Arch Linux", "arch", Some("arch")),
     img("NixOS 24.05 (Uakari)", "nixos", None),
-    img("Flatcar Container Linux by Kinvolk 3815.2.5 (Oklo)", "flatcar", None),
+    img(
+        "Flatcar Container Linux by Kinvolk 3815.2.5 (Oklo)",
+        "flatcar",
+        None,
+    ),
     img("Fedora CoreOS 40.20240701.3.0", "fcos", Some("fcos")),
     img(
         "Red Hat Enterprise Linux CoreOS 415.92.202402201450-0 (Plow)",
         "rhcos",
         None,
     ),
-    img("Bottlerocket OS 1.20.3 (aws-k8s-1.29)", "bottlerocket", None),
+    img(
+        "Bottlerocket OS 1.20.3 (aws-k8s-1.29)",
+        "bottlerocket",
+        None,
+    ),
     img("Talos (v1.7.6)", "talos", None),
     img("Container-Optimized OS from Google", "cos", None),
     img("k3OS v0.21.5-k3s2r1", "k3os", None),
@@ -442,8 +482,8 @@ re!(STATD_START, r"systemctl\s+start\b[^;&|]*\brpc-statd\b");
 
 /// English words a careless reader takes for a module name (`modprobe failed`).
 const NOT_MODULES: &[&str] = &[
-    "failed", "error", "fatal", "not", "could", "driver", "module", "modules", "the", "is",
-    "was", "with", "for", "and", "args", "exit", "status", "returned", "command",
+    "failed", "error", "fatal", "not", "could", "driver", "module", "modules", "the", "is", "was",
+    "with", "for", "and", "args", "exit", "status", "returned", "command",
 ];
 
 /// Whether a network or remote command is bounded in time.
@@ -453,7 +493,9 @@ fn bounded(part: &str) -> bool {
         return p.contains("-o ConnectTimeout=") && p.contains("-o BatchMode=yes");
     }
     p.contains("timeout ")
-        || regex::Regex::new(r"\bnc\s+(-\w+\s+)*-w\s*\d").unwrap().is_match(p)
+        || regex::Regex::new(r"\bnc\s+(-\w+\s+)*-w\s*\d")
+            .unwrap()
+            .is_match(p)
         || p.contains("--max-time")
         || regex::Regex::new(r"\bping\b.*-W\s*\d").unwrap().is_match(p)
 }
@@ -519,15 +561,26 @@ fn check_list(
             let storage_cli = ["rbd", "ceph", "aws", "az", "gcloud", "exportfs"].contains(&first)
                 || cmd.contains("volmnt rbd ");
             if storage_cli && s.acts_at != ActsAt::Storage {
-                problems.push(format!("acts on the storage system, not marked so: {}", at(s)));
+                problems.push(format!(
+                    "acts on the storage system, not marked so: {}",
+                    at(s)
+                ));
             }
             if first == "kubectl" && !cmd.contains("rbd ") && s.acts_at != ActsAt::Cluster {
                 problems.push(format!("a kubectl step not marked `cluster`: {}", at(s)));
             }
             if !storage_cli
-                && ["sudo", "findmnt", "lsblk", "blkid", "dmesg", "journalctl", "talosctl"]
-                    .iter()
-                    .any(|w| cmd.starts_with(w))
+                && [
+                    "sudo",
+                    "findmnt",
+                    "lsblk",
+                    "blkid",
+                    "dmesg",
+                    "journalctl",
+                    "talosctl",
+                ]
+                .iter()
+                .any(|w| cmd.starts_with(w))
                 && s.acts_at != ActsAt::Node
             {
                 problems.push(format!("a node command not marked `node`: {}", at(s)));
@@ -616,21 +669,29 @@ fn check_list(
                 .filter_map(|l| l.command.as_deref())
                 .any(|c| DELETES_POD.is_match(c))
             {
-                problems.push(format!("deletes the pod after unmounting its path: {}", at(s)));
+                problems.push(format!(
+                    "deletes the pod after unmounting its path: {}",
+                    at(s)
+                ));
             }
         }
         rule("every network or remote command is bounded");
         for part in cmd.split(['&', ';', '|']) {
             if NETWORK.is_match(part) && !bounded(part) {
-                problems.push(format!("an unbounded network command `{}`: {}", part.trim(), at(s)));
+                problems.push(format!(
+                    "an unbounded network command `{}`: {}",
+                    part.trim(),
+                    at(s)
+                ));
             }
         }
         rule("a module name only from a module name's grammar");
         for c in MODULE_USE.captures_iter(cmd) {
             let m = c.get(1).or(c.get(2)).unwrap().as_str();
             let ok = (m.starts_with('{') && vars_name == "no names")
-                || (m.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_' || ch == '-')
-                    && !NOT_MODULES.contains(&m));
+                || (m.chars().all(|ch| {
+                    ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_' || ch == '-'
+                }) && !NOT_MODULES.contains(&m));
             if !ok {
                 problems.push(format!("`{m}` is not a kernel module name: {}", at(s)));
             }
@@ -774,7 +835,10 @@ fn check_list(
 
 /// A read-only step that shows the pod gone from the node.
 fn shows_pod_gone(s: &Step) -> bool {
-    s.kind == StepKind::Check && s.command.as_deref().is_some_and(|c| c.contains("crictl pods"))
+    s.kind == StepKind::Check
+        && s.command
+            .as_deref()
+            .is_some_and(|c| c.contains("crictl pods"))
 }
 
 #[test]
@@ -830,7 +894,10 @@ fn every_step_for_every_os_follows_the_rules() {
             &poor_vars(),
         );
         if text.contains("the filesystem type") {
-            problems.push(format!("{}: a placeholder in the explanation: {text}", c.id));
+            problems.push(format!(
+                "{}: a placeholder in the explanation: {text}",
+                c.id
+            ));
         }
     }
     eprintln!(
@@ -863,12 +930,17 @@ fn an_unknown_node_image_stays_generic_and_says_so() {
         let r = explain(NFS_HELPER, image);
         let f = finding(&r, "nfs_client_missing");
         let all = texts(f);
-        assert!(all.contains("OS are not known") || all.contains("OS is not known"), "{all}");
+        assert!(
+            all.contains("OS are not known") || all.contains("OS is not known"),
+            "{all}"
+        );
         // Each alternative is said to be for its family, never the one command.
         let fix = f["remediation"].as_array().unwrap();
         assert!(
             fix.iter()
-                .filter(|s| s["command"].as_str().is_some_and(|c| package_command(c).is_some()))
+                .filter(|s| s["command"]
+                    .as_str()
+                    .is_some_and(|c| package_command(c).is_some()))
                 .all(|s| s["os_family"].is_string()),
             "{fix:#?}"
         );

@@ -560,6 +560,9 @@ Output: mount error(13): Permission denied";
         let m = e.mount.expect("the mount command");
         assert_eq!(m.fstype.as_deref(), Some("ceph"));
         assert_eq!(m.source.as_deref(), Some("10.0.0.1:6789:/volumes/csi/x"));
-        assert_eq!(m.options, ["name=csi-cephfs-node", "mds_namespace=fs", "discard"]);
+        assert_eq!(
+            m.options,
+            ["name=csi-cephfs-node", "mds_namespace=fs", "discard"]
+        );
     }
 }

@@ -170,9 +170,11 @@ fn multipath_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
         // `multipath -ll` that printed nothing (or only its own warnings): no map at all. Said
         // only for the command itself, never for a part guessed by its shape.
         let quiet = p.cmd.is_some()
-            && p.text
-                .lines()
-                .all(|l| l.trim().is_empty() || l.contains("DM multipath kernel driver not loaded") || l.trim_start().starts_with('|'));
+            && p.text.lines().all(|l| {
+                l.trim().is_empty()
+                    || l.contains("DM multipath kernel driver not loaded")
+                    || l.trim_start().starts_with('|')
+            });
         if !quiet {
             return None;
         }
