@@ -352,10 +352,26 @@ fn kind_a_hostpath_socket_answered_by_creating_it_as_a_file() {
             "{t}"
         );
     }
-    // A missing socket is made by the program that serves it, never by hand.
+    // A missing socket is made by the program that serves it, never by hand; a path named as
+    // a socket is not offered as a file to create even where the pod asks for a file.
     let r = explain(msgs[0].1, UBUNTU);
     let t = texts(finding(&r, "hostpath_type_mismatch"));
-    assert!(t.contains("cannot be created by kubelet"), "{t}");
+    assert!(t.contains("never create the path by hand"), "{t}");
+    for (_, m) in &msgs[..2] {
+        let t = texts(finding(&explain(m, UBUNTU), "hostpath_type_mismatch"));
+        assert!(
+            !t.contains("as a file") && !t.contains("FileOrCreate"),
+            "{t}"
+        );
+        assert!(t.contains("type: Socket"), "{t}");
+    }
+    // A file the pod asks for that is not named as a socket may still be created.
+    let r = explain(
+        "MountVolume.SetUp failed for volume \"cfg\" : hostPath type check failed: /etc/app/config.yaml is not a file",
+        UBUNTU,
+    );
+    let t = texts(finding(&r, "hostpath_type_mismatch"));
+    assert!(t.contains("FileOrCreate"), "{t}");
 }
 
 #[test]
@@ -840,6 +856,13 @@ fn kind_a_device_without_a_by_id_name_gets_no_partition_listing_or_repair() {
             "{dev}: {cmds:?}"
         );
         assert!(!texts(f).contains("[needs"), "{dev}: {}", texts(f));
+        // The partition listing too, on the device as the message names it.
+        let f = finding(&r, "partitioned_disk");
+        assert!(
+            commands(f).iter().any(|c| c == &format!("lsblk -f {dev}")),
+            "{dev}: {}",
+            texts(f)
+        );
     }
 }
 

@@ -691,9 +691,17 @@ fn device_and_path_vars(text: &str, v: &mut Vars) {
         }
     }
     if let Some(kind) = v.get("hostpath_kind").cloned() {
+        // A path named as a socket (`*.sock`, `*.socket`) is a daemon's: a file made in its
+        // place keeps the daemon from binding it, so nothing offers to create it as a file.
+        let socket_named = v
+            .get("path")
+            .is_some_and(|p| p.ends_with(".sock") || p.ends_with(".socket"));
+        if socket_named {
+            v.insert("path_socket_named", "true".into());
+        }
         let create = match kind.as_str() {
-            "directory" => Some("DirectoryOrCreate"),
-            "file" => Some("FileOrCreate"),
+            "directory" if !socket_named => Some("DirectoryOrCreate"),
+            "file" if !socket_named => Some("FileOrCreate"),
             _ => None,
         };
         if let Some(t) = create {
