@@ -914,11 +914,13 @@ fn derive_device_and_backup(v: &mut Vars) {
         );
         return;
     }
-    // A copy of the device itself, when its stable name is known.
+    // A copy of the device itself, when its stable name is known: into a new file only (an
+    // existing one is never overwritten), holes kept sparse (GNU cp reads a block device's
+    // contents when it is the source).
     if let Some(dev) = v.get("device_stable").cloned() {
         v.insert(
             "backup_command",
-            format!("sudo dd if={dev} of=/var/tmp/{label}.img bs=4M conv=sparse status=progress"),
+            format!("if [ -e /var/tmp/{label}.img ]; then echo \"/var/tmp/{label}.img exists: keep it, pick another name\"; else sudo cp --sparse=always {dev} /var/tmp/{label}.img; fi"),
         );
         v.insert(
             "backup_what",

@@ -203,14 +203,6 @@ pub fn report(r: &Report, style: Style) -> String {
             out.push_str(&bullet(u, w, "  • ", "    "));
         }
     }
-    // Who acts where: what the tags before the steps mean.
-    if r.findings
-        .iter()
-        .any(|f| !f.confirm.is_empty() || !f.remediation.is_empty())
-    {
-        out.push('\n');
-        out.push_str(&p.each_line(&bullet(WHERE_LEGEND, w, "", "  "), |l| p.dim(l)));
-    }
     // The one-line footers (what was not gathered, what was read) share one blank line.
     let mut footer_started = false;
     if !r.unavailable.is_empty() {
@@ -516,9 +508,6 @@ fn where_tag(s: &Step, p: &Paint) -> String {
         ActsAt::Storage => p.magenta("[storage system]"),
     }
 }
-
-/// What the tags before the steps mean, said once under a report that shows steps.
-pub const WHERE_LEGEND: &str = "[node]: on the pod's node · [cluster]: against the Kubernetes API · [storage system]: on the storage itself (the array, the NFS server, Ceph, the cloud's API)";
 
 /// One bulleted paragraph: the first line starts with `first`, the rest with `rest`.
 fn bullet(text: &str, width: usize, first: &str, rest: &str) -> String {
