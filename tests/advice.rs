@@ -585,13 +585,12 @@ fn check_list(
             {
                 problems.push(format!("a node command not marked `node`: {}", at(s)));
             }
-        } else if s.text.starts_with("On the server")
+        } else if (s.text.starts_with("On the server")
             || s.text.contains("on the Ceph side")
-            || s.text.starts_with("On the target (the array)")
+            || s.text.starts_with("On the target (the array)"))
+            && s.acts_at != ActsAt::Storage
         {
-            if s.acts_at != ActsAt::Storage {
-                problems.push(format!("a storage-side step not marked so: {}", at(s)));
-            }
+            problems.push(format!("a storage-side step not marked so: {}", at(s)));
         }
         if shows_pod_gone(s) {
             pod_gone_shown = true;

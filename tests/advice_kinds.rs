@@ -185,6 +185,7 @@ fn kind_a_word_of_the_message_taken_for_a_module_name() {
         "MountVolume.SetUp failed for volume \"pvc-9\" : rpc error: code = Internal desc = failed to load kernel module: modprobe: FATAL: Module ceph not found in directory /lib/modules/6.1.0-18-cloud-amd64",
     ];
     let grammar = regex::Regex::new(r"^[a-z0-9_-]+$").unwrap();
+    let use_ = regex::Regex::new(r"\b(?:modprobe|modinfo(?:\s+-n)?)\s+([^\s;&|]+)").unwrap();
     let words = [
         "failed", "error", "fatal", "not", "module", "the", "could", "args",
     ];
@@ -197,8 +198,6 @@ fn kind_a_word_of_the_message_taken_for_a_module_name() {
         for m in msgs {
             let r = explain(m, os);
             assert_eq!(causes(&r)[0], "kernel_module_missing", "{os}: {r:#}");
-            let use_ =
-                regex::Regex::new(r"\b(?:modprobe|modinfo(?:\s+-n)?)\s+([^\s;&|]+)").unwrap();
             for c in all_commands(&r) {
                 for cap in use_.captures_iter(&c) {
                     let name = &cap[1];
@@ -467,7 +466,7 @@ fn kind_a_managed_file_service_treated_as_a_linux_nfs_server() {
         ("Amazon EFS", format!("MountVolume.SetUp failed for volume \"efs\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs4 fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/ {pod} Output: mount.nfs4: access denied by server while mounting fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/")),
         ("Azure Files", format!("MountVolume.MountDevice failed for volume \"pvc-az\" : rpc error: code = Internal desc = mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs -o vers=4,minorversion=1,sec=sys acct.file.core.windows.net:/acct/pvc-az {pod} Output: mount.nfs: access denied by server while mounting acct.file.core.windows.net:/acct/pvc-az")),
         ("Amazon FSx", format!("MountVolume.SetUp failed for volume \"fsx\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs svm-0123456789abcdef0.fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com:/vol1 {pod} Output: mount.nfs: access denied by server while mounting svm-0123456789abcdef0.fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com:/vol1")),
-        ("Google Cloud Filestore", format!("MountVolume.MountDevice failed for volume \"pvc-fs\" : rpc error: code = Internal desc = mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.20.0.2:/vol1 /var/lib/kubelet/plugins/kubernetes.io/csi/filestore.csi.storage.gke.io/x/globalmount Output: mount.nfs: access denied by server while mounting 10.20.0.2:/vol1")),
+        ("Google Cloud Filestore", String::from("MountVolume.MountDevice failed for volume \"pvc-fs\" : rpc error: code = Internal desc = mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.20.0.2:/vol1 /var/lib/kubelet/plugins/kubernetes.io/csi/filestore.csi.storage.gke.io/x/globalmount Output: mount.nfs: access denied by server while mounting 10.20.0.2:/vol1")),
     ];
     let server_side = regex::Regex::new(r"\b(showmount|exportfs|rpcinfo)\b|/etc/exports").unwrap();
     for os in [

@@ -275,7 +275,7 @@ fn multipath_vars(case: &Case, v: &mut Vars) {
         if let Some(m) = mp
             .maps
             .iter()
-            .find(|m| m.paths.iter().any(|p| *p == base) || m.dm.as_deref() == Some(base.as_str()))
+            .find(|m| m.paths.contains(&base) || m.dm.as_deref() == Some(base.as_str()))
         {
             if m.dm.as_deref() != Some(base.as_str()) {
                 v.insert("multipath_held", m.name.clone());
