@@ -464,7 +464,7 @@ re!(
 re!(DELETES_POD, r"kubectl\s+(delete\s+pod|replace\s+--force)\b");
 re!(
     NETWORK,
-    r"(?:^|[;&|(]\s*|sudo\s+)(ssh|scp|showmount|rpcinfo|smbclient|curl|wget|ping|nc|ncat|telnet)\s|/dev/tcp/|\bmount\s+-t\s+(nfs4?|cifs|smb3|ceph|glusterfs)\b|\biscsiadm\s+-m\s+(discovery|node)\b[^;&|]*(--login|-l\b|-t\s+st)|\bstat\s[^;&|]*/pods/"
+    r"(?:^|[;&|(]\s*|sudo\s+)(ssh|scp|showmount|rpcinfo|smbclient|curl|wget|ping|nc|ncat|telnet)\s|\boc\s+debug\s|/dev/tcp/|\bmount\s+-t\s+(nfs4?|cifs|smb3|ceph|glusterfs)\b|\biscsiadm\s+-m\s+(discovery|node)\b[^;&|]*(--login|-l\b|-t\s+st)|\bstat\s[^;&|]*/pods/"
 );
 re!(
     MODULE_USE,

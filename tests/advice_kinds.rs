@@ -751,8 +751,14 @@ fn kind_an_unbounded_remote_command() {
         "MountVolume.WaitForAttach failed for volume \"pv\" : iscsiadm: cannot make connection to 10.0.0.9: connection refused; dial tcp 10.0.0.9:3260: i/o timeout",
         "mount.nfs: access denied by server while mounting 10.0.0.5:/exports/data",
     ];
-    let network = regex::Regex::new(r"(?:^|[;&|(]\s*|sudo\s+)(ssh|scp|showmount|rpcinfo|smbclient|curl|wget|nc|ncat)\s|/dev/tcp/|\bmount\s+-t\s+(nfs4?|cifs|ceph)\b").unwrap();
-    for os in [UBUNTU, ROCKY, "Alpine Linux v3.19", "CentOS Linux 7 (Core)"] {
+    let network = regex::Regex::new(r"(?:^|[;&|(]\s*|sudo\s+)(ssh|scp|showmount|rpcinfo|smbclient|curl|wget|nc|ncat)\s|\boc\s+debug\s|/dev/tcp/|\bmount\s+-t\s+(nfs4?|cifs|ceph)\b").unwrap();
+    for os in [
+        UBUNTU,
+        ROCKY,
+        "Alpine Linux v3.19",
+        "CentOS Linux 7 (Core)",
+        "Red Hat Enterprise Linux CoreOS 415.92.202402201450-0 (Plow)",
+    ] {
         for m in msgs {
             let cmds = all_commands(&doctor(m));
             let cmds2 = all_commands(&explain(m, os));

@@ -135,7 +135,7 @@ fn deciding_program(command: &str) -> &str {
 /// Where a command is run: on the node, against the cluster, or on the storage system.
 pub fn acts_at(command: &str) -> ActsAt {
     let first = deciding_program(command);
-    if first == "talosctl" || command.starts_with("oc debug node/") {
+    if first == "talosctl" || command.contains("oc debug node/") {
         return ActsAt::Node;
     }
     if first == "volmnt" || first == "kubectl-volmnt" || first == "kubectl" {
@@ -376,6 +376,9 @@ fn needs_shell(s: &str) -> bool {
     s.chars().any(|c| "&|;$<>*?{}()`".contains(c))
 }
 
+/// Seconds an `oc debug node/` line may take (pulling the debug image included).
+const OC_DEBUG_TIMEOUT: u32 = 180;
+
 /// `oc debug node/N -- chroot /host ...` for a node command: what only reads and filters its
 /// output runs on the workstation after the pipe (so nothing is written on the node's
 /// read-only root), what writes on the node stays there.
@@ -397,7 +400,9 @@ fn oc_debug(part: &str, node: &str) -> String {
     } else {
         inner
     };
-    format!("oc debug node/{node} -- chroot /host {run}{local}")
+    // `oc debug` waits for its debug pod to start: on a node that cannot start one it would
+    // wait with no end, so the line is bounded like every remote command.
+    format!("timeout {OC_DEBUG_TIMEOUT} oc debug node/{node} -- chroot /host {run}{local}")
 }
 
 /// A node-side command as it can be run on this OS: as is on a node with a shell; through `oc
@@ -733,6 +738,10 @@ mod tests {
             ("sudo blkid -p /dev/sdb", ActsAt::Node),
             ("talosctl -n 10.0.0.2 dmesg", ActsAt::Node),
             ("oc debug node/n1 -- chroot /host lsblk", ActsAt::Node),
+            (
+                "timeout 180 oc debug node/n1 -- chroot /host lsblk",
+                ActsAt::Node,
+            ),
             ("d=$(mktemp -d) && sudo mount -o ro x \"$d\"", ActsAt::Node),
         ] {
             assert_eq!(acts_at(c), at, "{c}");
@@ -743,16 +752,16 @@ mod tests {
     fn oc_debug_runs_only_the_node_part_on_the_node() {
         assert_eq!(
             oc_debug("journalctl -u kubelet --since -2h | tee kubelet.log | wc -l", "n1"),
-            "oc debug node/n1 -- chroot /host journalctl -u kubelet --since -2h | tee kubelet.log | wc -l"
+            "timeout 180 oc debug node/n1 -- chroot /host journalctl -u kubelet --since -2h | tee kubelet.log | wc -l"
         );
         assert_eq!(
             oc_debug("sudo dmesg | grep -i xfs | tail -n 5", "n1"),
-            "oc debug node/n1 -- chroot /host dmesg | grep -i xfs | tail -n 5"
+            "timeout 180 oc debug node/n1 -- chroot /host dmesg | grep -i xfs | tail -n 5"
         );
         // Writes on the node stay on the node, in one shell.
         assert_eq!(
             oc_debug("sudo modprobe rbd && echo rbd | sudo tee /etc/modules-load.d/rbd.conf", "n1"),
-            "oc debug node/n1 -- chroot /host sh -c 'modprobe rbd && echo rbd | tee /etc/modules-load.d/rbd.conf'"
+            "timeout 180 oc debug node/n1 -- chroot /host sh -c 'modprobe rbd && echo rbd | tee /etc/modules-load.d/rbd.conf'"
         );
     }
 
