@@ -152,7 +152,7 @@ _volmnt() {
 
     case "${cmd}" in
         volmnt)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version explain doctor node rbd watch completions help"
+            opts="-o -v -s -h -V --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version explain doctor node rbd watch completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,6 +182,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -190,7 +230,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__completions)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version bash elvish fish powershell zsh"
+            opts="-o -v -s -h -V --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -217,6 +257,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -228,7 +308,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version pod pods po namespace ns namespaces help"
+            opts="-o -v -s -h -V --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version pod pods po namespace ns namespaces help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +335,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -322,7 +442,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__namespace)
-            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --concurrency --details --all-reports --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -A -o -v -s -h -V --namespace --all-namespaces --min-age --concurrency --details --all-reports --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -368,6 +488,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -376,7 +536,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__doctor__subcmd__pod)
-            opts="-n -f -o -v -h -V --namespace --from-file --offline --example --node-os --max-input-mib --save --probe-node --probe-namespace --probe-image --probe-timeout --probe-kernel-log --probe-nfs --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -f -o -v -s -h -V --namespace --from-file --offline --example --node-os --max-input-mib --save --probe-node --probe-namespace --probe-image --probe-timeout --probe-kernel-log --probe-nfs --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -450,6 +610,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -458,7 +658,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__explain)
-            opts="-o -v -h -V --node-os --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-o -v -s -h -V --node-os --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,6 +689,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -696,7 +936,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version check gc help"
+            opts="-o -v -s -h -V --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version check gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +966,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -734,7 +1014,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__check)
-            opts="-n -o -v -h -V --all --exec --ssh --via --local --root --host-proc --node-name --every --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -s -h -V --all --exec --ssh --via --local --root --host-proc --node-name --every --ssh-option --ssh-user --connect-timeout --timeout --concurrency --require --label --namespace --image --progress --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -820,6 +1100,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -828,7 +1148,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__node__subcmd__gc)
-            opts="-n -A -o -v -h -V --namespace --all-namespaces --min-age --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -A -o -v -s -h -V --namespace --all-namespaces --min-age --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +1187,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -934,7 +1294,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__rbd)
-            opts="-o -v -h -V --output --color --verbose --kubeconfig --context --request-timeout --help --version status locks unlock help"
+            opts="-o -v -s -h -V --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version status locks unlock help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -961,6 +1321,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1028,7 +1428,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__rbd__subcmd__status)
-            opts="-n -o -v -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -o -v -s -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1091,6 +1491,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1102,7 +1542,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__rbd__subcmd__unlock)
-            opts="-n -y -o -v -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --dry-run --yes --force --no-blocklist --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -y -o -v -s -h -V --pod --pvc --namespace --ceph-conf --id --keyring --toolbox --ceph-timeout --dry-run --yes --force --no-blocklist --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1168,6 +1608,46 @@ _volmnt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1176,7 +1656,7 @@ _volmnt() {
             return 0
             ;;
         volmnt__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --min-age --dry-run --listen --event-refresh --resync --leader-elect --lease-namespace --lease-name --lease-duration --renew-deadline --retry-period --identity --concurrency --read-secrets --output --color --verbose --kubeconfig --context --request-timeout --help --version"
+            opts="-n -A -l -o -v -s -h -V --namespace --all-namespaces --selector --min-age --dry-run --listen --event-refresh --resync --leader-elect --lease-namespace --lease-name --lease-duration --renew-deadline --retry-period --identity --concurrency --read-secrets --output --color --verbose --kubeconfig --context --request-timeout --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --as --as-group --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1267,6 +1747,46 @@ _volmnt() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

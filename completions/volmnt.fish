@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_volmnt_global_optspecs
-    string join \n o/output= color= v/verbose kubeconfig= context= request-timeout= h/help V/version
+    string join \n o/output= color= v/verbose kubeconfig= context= request-timeout= cluster= user= s/server= token= certificate-authority= client-certificate= client-key= insecure-skip-tls-verify as= as-group= h/help V/version
 end
 
 function __fish_volmnt_needs_command
@@ -34,7 +34,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_needs_command" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_needs_command" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_needs_command" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_needs_command" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_needs_command" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_needs_command" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_needs_command" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_needs_command" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_needs_command" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'
@@ -55,7 +65,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
@@ -68,7 +88,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and not __fish_seen_subcommand_from pod pods po namespace ns namespaces help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
@@ -98,11 +128,21 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l offline -d 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster\'s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-kernel-log -d 'Let the probe read the kernel log: adds CAP_SYSLOG (only that) to the probe pod, which kernel.dmesg_restrict=1 requires for dmesg. Without it the probe reads the kernel\'s lines only from /var/log files and the journal, and the report says the ring buffer was not read'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l probe-nfs -d 'With --probe-node: also ask, from the node, whether the pod\'s NFS servers answer (`rpcinfo -p`, `showmount -e` and a TCP connect to 2049, 3 s each, where the probe image has them). Off by default: it sends traffic from the node to each server'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pod" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s n -l namespace -d 'The pod\'s namespace' -r
@@ -125,11 +165,21 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l offline -d 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster\'s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-kernel-log -d 'Let the probe read the kernel log: adds CAP_SYSLOG (only that) to the probe pod, which kernel.dmesg_restrict=1 requires for dmesg. Without it the probe reads the kernel\'s lines only from /var/log files and the journal, and the report says the ring buffer was not read'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l probe-nfs -d 'With --probe-node: also ask, from the node, whether the pod\'s NFS servers answer (`rpcinfo -p`, `showmount -e` and a TCP connect to 2049, 3 s each, where the probe image has them). Off by default: it sends traffic from the node to each server'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from pods" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s n -l namespace -d 'The pod\'s namespace' -r
@@ -152,11 +202,21 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l offline -d 'Read only the files given, never the cluster (replaying a saved case, or a pod NAME that is not the current cluster\'s)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-node -d 'Also run volmnt\'s read-only probe on the pod\'s node, through a short-lived pod (hostPID, host root read-only; announced first, deleted on every path), so a missing mount helper is confirmed or ruled out'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-kernel-log -d 'Let the probe read the kernel log: adds CAP_SYSLOG (only that) to the probe pod, which kernel.dmesg_restrict=1 requires for dmesg. Without it the probe reads the kernel\'s lines only from /var/log files and the journal, and the report says the ring buffer was not read'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l probe-nfs -d 'With --probe-node: also ask, from the node, whether the pod\'s NFS servers answer (`rpcinfo -p`, `showmount -e` and a TCP connect to 2049, 3 s each, where the probe image has them). Off by default: it sends traffic from the node to each server'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from po" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
@@ -172,10 +232,20 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s A -l all-namespaces -d 'Every namespace'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l details -d 'Print one full report per group of stuck pods (the sample), after the summary'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l all-reports -d 'Print every stuck pod\'s full report, after the summary (-o json always has them all)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespace" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
@@ -191,10 +261,20 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s A -l all-namespaces -d 'Every namespace'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l details -d 'Print one full report per group of stuck pods (the sample), after the summary'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l all-reports -d 'Print every stuck pod\'s full report, after the summary (-o json always has them all)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from ns" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s n -l namespace -d 'The namespace (default: the context\'s)' -r
@@ -210,10 +290,20 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s A -l all-namespaces -d 'Every namespace'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l details -d 'Print one full report per group of stuck pods (the sample), after the summary'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l all-reports -d 'Print every stuck pod\'s full report, after the summary (-o json always has them all)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from namespaces" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand doctor; and __fish_seen_subcommand_from help" -f -a "pod" -d 'Diagnose one pod: live from the cluster, or from saved output (--from-file), or a bundled real case (--example)'
@@ -229,7 +319,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and not __fish_seen_subcommand_from check gc help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
@@ -268,6 +368,15 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l all -d 'Every node of the cluster'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l exec -d 'Probe through a short-lived pod on each node (default when the cluster is reachable)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l ssh -d 'Probe over SSH with the system ssh client'
@@ -275,6 +384,7 @@ complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subc
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l host-proc -d 'With --local --root: /proc is the node\'s own (a pod with hostPID), so its mount table and processes are read live (deploy/node-check.yaml runs this way)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l label -d 'Write labels volmnt.io/mount.<fs>=true|false on each node checked (needs patch on nodes)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s n -l namespace -d 'The probe namespace (the one deploy/rbac.yaml prepares)' -r
@@ -289,8 +399,18 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s A -l all-namespaces -d 'Every namespace (needs list and delete on pods cluster-wide)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check what nodes can mount (NFS client, rbd, iscsiadm, kernel modules, statd, the kubelet directory\'s propagation), over SSH, through a short-lived pod, or on this machine'
@@ -306,7 +426,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and not __fish_seen_subcommand_from status locks unlock help" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
@@ -331,7 +461,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l pod -d 'Find the image from this pod\'s volumes (its claim\'s PV, or an inline rbd volume)' -r
@@ -352,7 +492,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from locks" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l pod -d 'Find the image from this pod\'s volumes (its claim\'s PV, or an inline rbd volume)' -r
@@ -373,11 +523,21 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l dry-run -d 'Print what would be run and why, and change nothing'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s y -l yes -d 'Do not ask: run the plan (still only stale holders, unless --force)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l force -d 'Also release live holders and holders that cannot be judged (risk: a filesystem mounted twice)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l no-blocklist -d 'Remove locks without blocklisting the locker (--rbd_blocklist_on_break_lock=false)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from unlock" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand rbd; and __fish_seen_subcommand_from help" -f -a "status" -d 'List an image\'s locks and watchers, each mapped to a node and its pods, with a verdict'
@@ -408,10 +568,20 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s A -l all-namespaces -d 'Every namespace'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l dry-run -d 'Log what would be written; write nothing (no Events, no Lease)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l read-secrets -d 'Also watch Secrets (metadata only) to tell whether a Secret a pod mounts exists. Off by default: RBAC cannot grant Secrets\' metadata without their data, and kubelet\'s own events already name a missing Secret'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s o -l output -d 'Output format: a readable report, or one JSON/YAML document on stdout' -r -f -a "text\t'Readable report (coloured on a terminal)'
@@ -424,7 +594,17 @@ never\t''"
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then ~/.kube/config, then in-cluster)' -r -F
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l context -d 'The kubeconfig context to use (default: the current context)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l request-timeout -d 'Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l user -d 'The kubeconfig user to use (default: the context\'s)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s s -l server -d 'The address of the API server (as kubectl\'s --server; works without a kubeconfig)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l token -d 'Bearer token for the API server (as kubectl\'s --token; never printed)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l certificate-authority -d 'A CA certificate file to verify the API server with' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l client-certificate -d 'A client certificate file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l client-key -d 'A client key file for TLS' -r -F
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l as -d 'Act as this user (impersonation, as kubectl\'s --as; needs impersonate rights)' -r
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l as-group -d 'Act as this group (repeatable; with --as)' -r
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr about what was read and decided (with a cluster: the request count)'
+complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure, as kubectl\'s flag)'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c volmnt -n "__fish_volmnt_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c volmnt -n "__fish_volmnt_using_subcommand help; and not __fish_seen_subcommand_from explain doctor node rbd watch completions help" -f -a "explain" -d 'Classify raw error messages (event messages, kubelet log lines, mount output)'

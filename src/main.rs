@@ -27,6 +27,8 @@ fn main() -> std::process::ExitCode {
     if as_plugin {
         args[0] = "kubectl volmnt".into();
     }
+    // kubectl's habits (`-n NS` before the subcommand, `pod/NAME`) in volmnt's syntax.
+    let args = volmnt::cli::argv::normalize(args);
     let cli = match volmnt::cli::Cli::try_parse_from(args) {
         Ok(mut c) => {
             if as_plugin {

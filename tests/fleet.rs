@@ -309,6 +309,12 @@ fn five_thousand_pods_with_300_stuck_fit_a_screen_naming_each_root_object() {
         "{}",
         text.stdout
     );
+    // Issue 29: and what is wrong with the root object, as the pod view's verdict says it.
+    assert!(
+        lines[1].contains("Secret vs-scale/tls-cert: ") && lines[1].contains("(does not exist)"),
+        "{}",
+        text.stdout
+    );
     assert!(
         text.stdout
             .contains("31 pod(s) on node-08, node-09, namespace data  CSI driver csi.example.com"),

@@ -217,7 +217,12 @@ fn the_ci_preflight_jobs_parse_and_run_valid_volmnt_commands() {
                     job["artifacts"]["reports"]["junit"].as_str(),
                     Some("node-check.xml")
                 );
-                assert_eq!(job["allow_failure"]["exit_codes"][0].as_u64(), Some(3));
+                // Issue 29: a node that could not be checked never lets the deploy through by
+                // default (the job used to allow exit 3).
+                assert!(
+                    job["allow_failure"].is_null(),
+                    "{file}: the preflight job must not allow failures"
+                );
             }
             _ => {
                 let job = &y["jobs"]["nfs-preflight"];
@@ -244,4 +249,105 @@ fn the_ci_preflight_jobs_parse_and_run_valid_volmnt_commands() {
     }
     // The README shows the GitLab job from the file, not a copy that can drift.
     assert!(read("README.md").contains("ci/nfs-preflight.gitlab-ci.yml"));
+}
+
+/// The shell script of the GitHub job's check step (its `run:`), as the runner gets it.
+pub(crate) fn github_check_script() -> String {
+    let y: serde_yaml::Value =
+        serde_yaml::from_str(&read("ci/nfs-preflight.github-actions.yml")).unwrap();
+    let steps = y["jobs"]["nfs-preflight"]["steps"].as_sequence().unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s["id"].as_str() == Some("check"))
+        .expect("a step with id: check");
+    step["run"].as_str().unwrap().to_string()
+}
+
+/// The GitLab job's script after volmnt is installed, as the runner runs it: every line in one
+/// shell, with errexit (gitlab-runner's bash shell starts with `set -eo pipefail`).
+pub(crate) fn gitlab_check_script() -> String {
+    let y: serde_yaml::Value =
+        serde_yaml::from_str(&read("ci/nfs-preflight.gitlab-ci.yml")).unwrap();
+    let lines: Vec<&str> = y["nfs-preflight"]["script"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .filter(|l| !l.starts_with("cargo install"))
+        .collect();
+    format!("set -eo pipefail\n{}\n", lines.join("\n"))
+}
+
+/// The job's own default for VOLMNT_ALLOW_UNCHECKED (GitLab's `variables:`).
+fn gitlab_default_allow() -> String {
+    let y: serde_yaml::Value =
+        serde_yaml::from_str(&read("ci/nfs-preflight.gitlab-ci.yml")).unwrap();
+    y["nfs-preflight"]["variables"]["VOLMNT_ALLOW_UNCHECKED"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Runs a job's script with `dir` first on the PATH (where `volmnt` is), in `dir`, with
+/// VOLMNT_ALLOW_UNCHECKED set as given; the job's exit code.
+pub(crate) fn run_job(script: &str, dir: &Path, allow: &str, env: &[(&str, &str)]) -> i32 {
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("GITHUB_OUTPUT", dir.join("github-output"))
+        .env("VOLMNT_ALLOW_UNCHECKED", allow)
+        .envs(env.iter().copied())
+        .output()
+        .expect("bash");
+    out.status.code().unwrap_or(-1)
+}
+
+/// Issue 29: the shipped jobs fail closed. With a `volmnt` that exits 0..3, each job passes only
+/// on 0, and on 3 only when VOLMNT_ALLOW_UNCHECKED=true is set explicitly.
+#[test]
+fn the_shipped_preflight_jobs_fail_closed_unless_told_otherwise() {
+    let dir = crate::util::TempDir::new("ci-jobs");
+    assert_eq!(gitlab_default_allow(), "false");
+    for code in 0..=3 {
+        let stub = dir.path().join("volmnt");
+        std::fs::write(
+            &stub,
+            format!("#!/bin/sh\necho '<testsuites/>'\nexit {code}\n"),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for (job, script) in [
+            ("github", github_check_script()),
+            ("gitlab", gitlab_check_script()),
+        ] {
+            let default = run_job(&script, dir.path(), "false", &[]);
+            assert_eq!(
+                default == 0,
+                code == 0,
+                "{job}: volmnt exit {code} -> job {default}"
+            );
+            let allowed = run_job(&script, dir.path(), "true", &[]);
+            assert_eq!(
+                allowed == 0,
+                code == 0 || code == 3,
+                "{job} with VOLMNT_ALLOW_UNCHECKED=true: volmnt exit {code} -> job {allowed}"
+            );
+            assert!(
+                std::fs::read_to_string(dir.path().join("node-check.xml"))
+                    .unwrap()
+                    .contains("testsuites"),
+                "{job}: the report is kept"
+            );
+        }
+    }
 }

@@ -335,6 +335,56 @@ fn pod_security_admission_and_rbac_and_a_missing_namespace_get_their_own_hints()
     assert!(err.contains("kubectl apply -f deploy/rbac.yaml"), "{err}");
 }
 
+/// Issue 29: a CI preflight over `--all` with a probe namespace that does not exist names every
+/// node it could not check, and why, in its JUnit (not one case for "every node"); exit 3; the
+/// misspelt namespace is said once on stderr with the closest one; no probe pod is created.
+#[test]
+fn a_missing_probe_namespace_names_every_node_not_checked_in_the_junit() {
+    let c = ExecCluster::start(
+        vec![
+            ("node-a", ExecNode::new(&host("rocky-9"))),
+            ("node-b", ExecNode::new(&host("debian-12"))),
+        ],
+        FakeKubelet::default(),
+    );
+    let out = c.run(&[
+        "node",
+        "check",
+        "--all",
+        "--require",
+        "nfs",
+        "-n",
+        "volmnt-probez",
+        "-o",
+        "junit",
+    ]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    let x = &out.stdout;
+    assert!(
+        x.contains(
+            "<testsuites name=\"volmnt node check\" tests=\"2\" failures=\"0\" errors=\"2\""
+        ),
+        "{x}"
+    );
+    for n in ["node-a", "node-b"] {
+        assert!(
+            x.contains(&format!("message=\"{n} was not checked\"")),
+            "{n}: {x}"
+        );
+    }
+    assert_eq!(
+        x.matches("namespace volmnt-probez does not exist").count(),
+        2,
+        "{x}"
+    );
+    assert!(
+        out.stderr.contains(r#"did you mean "volmnt"?"#),
+        "{}",
+        out.stderr
+    );
+    assert!(c.created_pods().is_empty());
+}
+
 #[test]
 fn one_dead_node_does_not_spoil_the_others_and_its_pod_is_deleted_after_the_timeout() {
     let c = ExecCluster::start(

@@ -501,3 +501,41 @@ fn issue_19_a_probe_pod_the_scheduler_cannot_place_is_reported_with_its_reason()
     assert!(!why.contains("placed no probe pod"), "{why}");
     c.assert_nothing_left();
 }
+
+/// Issue 29: on a cluster without a DaemonSet controller (an apiserver without
+/// kube-controller-manager) no node gets a pod; that is said once per node as what it is (the
+/// DaemonSet's status was never written), never blamed on taints; and with a controller, a node
+/// whose taint keeps the pod off is still told apart.
+#[test]
+fn a_missing_daemonset_controller_is_not_blamed_on_taints() {
+    let nodes = fleet(3, &[]);
+    let opts = Options {
+        daemonset_controller: false,
+        ..Options::new()
+    };
+    let c = start(&nodes, opts);
+    let out = c.run(&[
+        "node",
+        "check",
+        "--all",
+        "--via",
+        "daemonset",
+        "--require",
+        "nfs",
+        "--timeout",
+        "2s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "{out:#?}");
+    let doc = out.json();
+    for n in ["node-000", "node-001", "node-002"] {
+        let err = node(&doc, n)["error"].as_str().unwrap();
+        assert!(
+            err.contains("no DaemonSet controller acted on"),
+            "{n}: {err}"
+        );
+        assert!(!err.contains("taint"), "{n}: {err}");
+    }
+    c.assert_nothing_left();
+}

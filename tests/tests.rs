@@ -17,6 +17,7 @@ mod cluster_evidence;
 mod completion_live;
 mod completions;
 mod corpus;
+mod docs;
 mod doctor;
 mod explain;
 mod fake_api;

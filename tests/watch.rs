@@ -285,7 +285,7 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
     let msg = ev["message"].as_str().unwrap();
     assert!(
         msg.starts_with(&format!(
-            "nfs_client_missing: Pod {NS}/{POD_A} on node1 is stuck: NFS client not installed"
+            "nfs_client_missing: Pod {NS}/{POD_A} on node1 is stuck: the NFS client (mount.nfs) is not installed on node node1"
         )),
         "{msg}"
     );
@@ -298,6 +298,14 @@ fn a_stuck_pod_gets_one_volume_diagnosis_event_updated_not_duplicated() {
         "{msg}"
     );
     assert!(!msg.contains("yum install"), "{msg}");
+    // The watch guide shows this very message (issue 29: the docs showed another format).
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide/watch.md"))
+            .unwrap();
+    assert!(
+        guide.contains(&format!("volmnt   {msg}\n")),
+        "docs/guide/watch.md does not show the Event the watch writes:\n{msg}"
+    );
 
     // kubelet keeps failing: the same Event is updated (count, lastTimestamp), never a second.
     let fm = failed_mounts(&c.api, POD_A);
@@ -836,4 +844,34 @@ fn quiet_watches_outlive_the_request_timeout() {
             .is_some_and(|e| e["count"] == 2)
     });
     assert!(!w.log().contains("watch stream failed"), "{}", w.log());
+}
+
+/// Issue 29: the watch's counters never say "nothing stuck" while pods fail. Under the default
+/// `--min-age` (2m), the two pods of a rollout 30 s old with FailedMount events get their
+/// VolumeDiagnosis Event and are counted stuck; the one without a failure event is counted in
+/// `volmnt_pods_younger_than_min_age` and gets no Event.
+#[test]
+fn young_pods_with_failure_events_are_diagnosed_and_the_rest_counted() {
+    let c = Cluster::from(crate::live::young_rollout(), Options::new());
+    let args: Vec<&str> = FAST
+        .iter()
+        .map(|a| if *a == "1s" { "2m" } else { a })
+        .collect();
+    let w = c.watch(&args);
+    wait_until(
+        "both failing pods get their Event",
+        Duration::from_secs(20),
+        || c.diagnoses().len() == 2,
+    );
+    assert!(c.diagnoses_of("node1-nfs-test-547c4d7678-young").is_empty());
+    let body = metrics_with(
+        &w.http_base(),
+        &["volmnt_pods_younger_than_min_age 1", "volmnt_stuck_pods{"],
+    );
+    let stuck: f64 = body
+        .lines()
+        .filter(|l| l.starts_with("volmnt_stuck_pods{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(stuck, 2.0, "{body}");
 }

@@ -1,5 +1,6 @@
 //! Every flag volmnt takes, with its help text.
 
+pub mod argv;
 pub mod node;
 pub mod rbd;
 
@@ -60,6 +61,41 @@ pub struct Connection {
     /// Give up on a request to the API server after this long (e.g. 5s, 1m, 500ms)
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration, global = true)]
     pub request_timeout: std::time::Duration,
+    /// The kubeconfig cluster to use (default: the context's)
+    #[arg(long, value_name = "NAME", global = true)]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use (default: the context's)
+    #[arg(long, value_name = "NAME", global = true)]
+    pub user: Option<String>,
+    /// The address of the API server (as kubectl's --server; works without a kubeconfig)
+    #[arg(short = 's', long, value_name = "URL", global = true)]
+    pub server: Option<String>,
+    /// Bearer token for the API server (as kubectl's --token; never printed)
+    #[arg(long, value_name = "TOKEN", global = true)]
+    pub token: Option<String>,
+    /// A CA certificate file to verify the API server with
+    #[arg(long, value_name = "FILE", global = true)]
+    pub certificate_authority: Option<std::path::PathBuf>,
+    /// A client certificate file for TLS
+    #[arg(long, value_name = "FILE", global = true)]
+    pub client_certificate: Option<std::path::PathBuf>,
+    /// A client key file for TLS
+    #[arg(long, value_name = "FILE", global = true)]
+    pub client_key: Option<std::path::PathBuf>,
+    /// Do not verify the API server's certificate (insecure, as kubectl's flag)
+    #[arg(long, global = true)]
+    pub insecure_skip_tls_verify: bool,
+    /// Act as this user (impersonation, as kubectl's --as; needs impersonate rights)
+    #[arg(long = "as", value_name = "USER", global = true)]
+    pub as_user: Option<String>,
+    /// Act as this group (repeatable; with --as)
+    #[arg(
+        long = "as-group",
+        value_name = "GROUP",
+        global = true,
+        requires = "as_user"
+    )]
+    pub as_group: Vec<String>,
 }
 
 /// `500ms`, `5s`, `2m`, `1h`, or a number of seconds (as kubectl's --request-timeout).
@@ -309,7 +345,9 @@ pub enum Example {
 
 #[derive(Debug, Args)]
 pub struct DoctorPodArgs {
-    /// The pod's name (optional offline: taken from the input when it names one pod)
+    /// The pod's name, or pod/NAME as kubectl takes it (optional offline: taken from the input
+    /// when it names one pod)
+    #[arg(value_parser = argv::pod_name)]
     pub name: Option<String>,
     /// The pod's namespace
     #[arg(short = 'n', long)]

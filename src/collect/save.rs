@@ -167,11 +167,12 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
     let ns = case.pod_namespace().unwrap_or("default");
     let readme = format!(
         "Saved by volmnt doctor pod {pod} -n {ns}.\n\
-         Replay: volmnt doctor pod {pod} -n {ns} --from-file {dir}\n\
+         Replay: {replay}\n\
+         (reads only these files: no cluster, no rights, and the pod may be gone)\n\
          objects.yaml  the pod, the other pods on its claims and the node plugins' pods on its node, PVCs, PVs, nodes, StorageClasses, CSIDrivers, CSINodes, VolumeAttachments, the node plugins' DaemonSets\n\
          events.yaml   the pod's events (core/v1)\n\
          case.yaml     objects the API said do not exist, reads that were refused, ConfigMap/Secret names (never their data), the pod's owners, the node plugins' and kubelet's log lines about the pod (redacted), evidence that could not be gathered, the node's facts\n",
-        dir = dir.display()
+        replay = replay_command(dir)
     );
     let mut written = Vec::new();
     for (name, text) in [
@@ -186,6 +187,28 @@ pub fn write(dir: &Path, case: &Case) -> Result<Vec<String>> {
         written.push(path.display().to_string());
     }
     Ok(written)
+}
+
+/// The command that replays a saved case from its files alone (`--offline`: never the cluster,
+/// so it works once the pod is gone, for a colleague without read rights, or on a laptop with
+/// another kubeconfig; the files name the pod).
+pub fn replay_command(dir: &Path) -> String {
+    format!(
+        "volmnt doctor pod --offline --from-file {}",
+        shell_word(&dir.display().to_string())
+    )
+}
+
+/// A path as one shell word: as is when it is plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:@%,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 fn multi_doc(docs: &[Value]) -> Result<String> {

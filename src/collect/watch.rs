@@ -43,7 +43,8 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use super::cluster::{
-    assemble, event_from_core, is_stuck, Access, CaseObjects, ClaimUser, Cluster,
+    assemble, event_from_core, has_volume_failure, is_stuck, Access, CaseObjects, ClaimUser,
+    Cluster,
 };
 use crate::model::{Case, Denied, Event};
 
@@ -98,6 +99,9 @@ pub struct Stats {
     pub restarts: Vec<(String, u64)>,
     /// Watch errors (each retried with back-off), by resource.
     pub errors: Vec<(String, u64)>,
+    /// Pods that would be stuck but are younger than --min-age and have no volume failure
+    /// event: not diagnosed yet (a pod with one is, at any age).
+    pub young: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +166,8 @@ struct Cache {
     by_node: HashMap<String, HashSet<PodKey>>,
     /// Warning events by pod, by event name.
     events: HashMap<PodKey, HashMap<String, Event>>,
+    /// Warning events by claim (namespace, claim name), by event name.
+    claim_events: HashMap<PodKey, HashMap<String, Event>>,
     pvcs: Scoped<PersistentVolumeClaim>,
     configmaps: Scoped<PartialObjectMeta<ConfigMap>>,
     secrets: Scoped<PartialObjectMeta<Secret>>,
@@ -184,6 +190,7 @@ impl Cache {
             by_claim: HashMap::new(),
             by_node: HashMap::new(),
             events: HashMap::new(),
+            claim_events: HashMap::new(),
             pvcs: Scoped {
                 stores: scoped.pvcs,
             },
@@ -260,6 +267,15 @@ impl Cache {
         })
     }
 
+    /// The pods' Warning events, or the claims'.
+    fn events_map(&mut self, claims: bool) -> &mut HashMap<PodKey, HashMap<String, Event>> {
+        if claims {
+            &mut self.claim_events
+        } else {
+            &mut self.events
+        }
+    }
+
     fn candidates(&self) -> impl Iterator<Item = &PodKey> {
         self.pods
             .iter()
@@ -276,6 +292,15 @@ impl CaseObjects for Cache {
             .map(|m| m.values().cloned().collect())
             .unwrap_or_default();
         // Oldest first, as a list would give them (and the same order every time).
+        v.sort_by(|a, b| (&a.age, &a.reason, &a.message).cmp(&(&b.age, &b.reason, &b.message)));
+        v
+    }
+    fn claim_events_of(&self, namespace: &str, claim: &str) -> Vec<Event> {
+        let mut v: Vec<Event> = self
+            .claim_events
+            .get(&(namespace.to_string(), claim.to_string()))
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default();
         v.sort_by(|a, b| (&a.age, &a.reason, &a.message).cmp(&(&b.age, &b.reason, &b.message)));
         v
     }
@@ -352,6 +377,8 @@ impl CaseObjects for Cache {
 enum Payload {
     Pod(WEvent<Pod>),
     Event(WEvent<CoreEvent>),
+    /// A claim's Warning events (why a claim does not bind).
+    ClaimEvent(WEvent<CoreEvent>),
     Pvc(WEvent<PersistentVolumeClaim>),
     ConfigMap(WEvent<PartialObjectMeta<ConfigMap>>),
     Secret(WEvent<PartialObjectMeta<Secret>>),
@@ -587,6 +614,19 @@ impl Wiring {
             Payload::Event,
             trim,
         );
+        // The claims' own Warning events (ProvisioningFailed, FailedBinding): why a claim
+        // does not bind, as `doctor pod` reads them.
+        let ccfg = self
+            .page()
+            .fields("involvedObject.kind=PersistentVolumeClaim,type=Warning");
+        let i = self.add("events", "", ns.clone(), true, 0);
+        self.watch(
+            api_in::<CoreEvent>(&self.client, ns),
+            ccfg,
+            i,
+            Payload::ClaimEvent,
+            trim,
+        );
         let w = Writer::default();
         stores.pvcs.push((ns.clone(), w.as_reader()));
         self.writers.pvcs.push(w);
@@ -733,6 +773,8 @@ pub struct Collector {
     /// List buffers of the pod and event feeds (a relist swaps them in at its end).
     pod_buf: HashMap<usize, HashMap<PodKey, PodEntry>>,
     event_buf: HashMap<usize, HashMap<PodKey, HashMap<String, Event>>>,
+    /// The same for the claims' events feeds.
+    claim_event_buf: HashMap<usize, HashMap<PodKey, HashMap<String, Event>>>,
     dirty: HashMap<PodKey, Instant>,
     /// Pods handed out as stuck (and their uids), so that recovery is reported once.
     reported: HashMap<PodKey, String>,
@@ -791,6 +833,7 @@ impl Collector {
             streams,
             pod_buf: HashMap::new(),
             event_buf: HashMap::new(),
+            claim_event_buf: HashMap::new(),
             dirty: HashMap::new(),
             reported: HashMap::new(),
             due: BTreeMap::new(),
@@ -885,7 +928,13 @@ impl Collector {
             ("configmaps".to_string(), c.configmaps.len() as u64),
             ("secrets".to_string(), c.secrets.len() as u64),
         ];
+        let now_secs = unix_now();
+        let young = c
+            .candidates()
+            .filter(|k| self.waits_for_min_age(k, now_secs))
+            .count() as u64;
         Stats {
+            young,
             synced: self.synced() && !now_failing,
             failing: failing.into_iter().collect(),
             cached,
@@ -973,7 +1022,7 @@ impl Collector {
         for (key, since) in dirty {
             let entry = self.cache.pods.get(&key);
             match entry.and_then(|e| e.pending.clone().map(|p| (e.uid.clone(), p))) {
-                Some((uid, pod)) if is_stuck(&pod, now_secs, self.opts.min_age) => {
+                Some((uid, pod)) if self.stuck_now(&key, &pod, now_secs) => {
                     let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
                     let mut case = assemble(&self.cache, (*pod).clone());
                     case.denied = denied.clone();
@@ -1010,6 +1059,28 @@ impl Collector {
             }
         }
         out
+    }
+
+    /// Stuck: for --min-age, or younger with a volume failure event (issue 29: a failing
+    /// rollout is reported from its first FailedMount, not two minutes later).
+    fn stuck_now(&self, key: &PodKey, pod: &Pod, now_secs: i64) -> bool {
+        is_stuck(pod, now_secs, self.opts.min_age)
+            || (is_stuck(pod, now_secs, Duration::ZERO) && self.has_volume_failure(key))
+    }
+
+    /// Would be stuck, but younger than --min-age and with no volume failure event.
+    fn waits_for_min_age(&self, key: &PodKey, now_secs: i64) -> bool {
+        let pod = self.cache.pods.get(key).and_then(|e| e.pending.as_ref());
+        pod.is_some_and(|p| {
+            is_stuck(p, now_secs, Duration::ZERO) && !self.stuck_now(key, p, now_secs)
+        })
+    }
+
+    fn has_volume_failure(&self, key: &PodKey) -> bool {
+        self.cache
+            .events
+            .get(key)
+            .is_some_and(|m| has_volume_failure(m.values()))
     }
 
     fn mark(&mut self, keys: impl IntoIterator<Item = PodKey>) {
@@ -1078,6 +1149,7 @@ impl Collector {
         let phase = match &payload {
             Payload::Pod(e) => phase_of(e),
             Payload::Event(e) => phase_of(e),
+            Payload::ClaimEvent(e) => phase_of(e),
             Payload::Pvc(e) => phase_of(e),
             Payload::ConfigMap(e) => phase_of(e),
             Payload::Secret(e) => phase_of(e),
@@ -1135,7 +1207,8 @@ impl Collector {
         let w = self.feeds[idx].writer;
         match payload {
             Payload::Pod(e) => self.on_pod(idx, e),
-            Payload::Event(e) => self.on_event(idx, e),
+            Payload::Event(e) => self.on_event(idx, e, false),
+            Payload::ClaimEvent(e) => self.on_event(idx, e, true),
             Payload::Pvc(e) => {
                 self.writers.pvcs[w].apply_watcher_event(&e);
                 if let WEvent::Apply(p) | WEvent::Delete(p) = &e {
@@ -1333,55 +1406,64 @@ impl Collector {
         self.mark(keys);
     }
 
-    fn on_event(&mut self, idx: usize, e: WEvent<CoreEvent>) {
+    /// A Warning event of a pod (`claims` false) or of a claim (`claims` true): kept by the
+    /// object it is about, and the pods it concerns marked (the pod, or the Pending pods using
+    /// the claim). A list's events replace those of its scope at once.
+    fn on_event(&mut self, idx: usize, e: WEvent<CoreEvent>, claims: bool) {
+        let buf = if claims {
+            &mut self.claim_event_buf
+        } else {
+            &mut self.event_buf
+        };
+        let mut touched: Vec<PodKey> = Vec::new();
         match e {
             WEvent::Init => {
-                self.event_buf.insert(idx, HashMap::new());
+                buf.insert(idx, HashMap::new());
             }
             WEvent::InitApply(ev) => {
-                let key = involved_pod(&ev);
-                self.event_buf
-                    .entry(idx)
+                buf.entry(idx)
                     .or_default()
-                    .entry(key)
+                    .entry(involved_pod(&ev))
                     .or_default()
                     .insert(ev.name_any(), event_from_core(&ev));
             }
             WEvent::InitDone => {
-                let buf = self.event_buf.remove(&idx).unwrap_or_default();
+                let fresh = buf.remove(&idx).unwrap_or_default();
                 let scope = self.feeds[idx].namespace.clone();
                 let in_scope = |k: &PodKey| scope.as_ref().is_none_or(|n| &k.0 == n);
-                let mut touched: Vec<PodKey> = self
-                    .cache
-                    .events
-                    .keys()
-                    .filter(|k| in_scope(k))
-                    .cloned()
-                    .collect();
-                self.cache.events.retain(|k, _| !in_scope(k));
-                touched.extend(buf.keys().cloned());
-                self.cache.events.extend(buf);
-                self.mark(touched);
+                let map = self.cache.events_map(claims);
+                touched.extend(map.keys().filter(|k| in_scope(k)).cloned());
+                map.retain(|k, _| !in_scope(k));
+                touched.extend(fresh.keys().cloned());
+                map.extend(fresh);
             }
             WEvent::Apply(ev) => {
                 let key = involved_pod(&ev);
                 self.cache
-                    .events
+                    .events_map(claims)
                     .entry(key.clone())
                     .or_default()
                     .insert(ev.name_any(), event_from_core(&ev));
-                self.mark([key]);
+                touched.push(key);
             }
             WEvent::Delete(ev) => {
                 let key = involved_pod(&ev);
-                if let Some(m) = self.cache.events.get_mut(&key) {
+                let map = self.cache.events_map(claims);
+                if let Some(m) = map.get_mut(&key) {
                     m.remove(&ev.name_any());
                     if m.is_empty() {
-                        self.cache.events.remove(&key);
+                        map.remove(&key);
                     }
                 }
-                self.mark([key]);
+                touched.push(key);
             }
+        }
+        if claims {
+            for (ns, claim) in touched {
+                self.mark_claim(&ns, &claim);
+            }
+        } else {
+            self.mark(touched);
         }
     }
 }

@@ -87,6 +87,19 @@ fn connect_options() -> ConnectOptions {
         namespace: flag_value(&words, "namespace", Some('n')),
         request_timeout: BUDGET,
         long_lived: false,
+        overrides: crate::collect::cluster::Overrides {
+            cluster: flag_value(&words, "cluster", None),
+            user: flag_value(&words, "user", None),
+            server: flag_value(&words, "server", Some('s')),
+            token: flag_value(&words, "token", None),
+            certificate_authority: flag_value(&words, "certificate-authority", None)
+                .map(Into::into),
+            client_certificate: flag_value(&words, "client-certificate", None).map(Into::into),
+            client_key: flag_value(&words, "client-key", None).map(Into::into),
+            insecure_skip_tls_verify: words.iter().any(|w| w == "--insecure-skip-tls-verify"),
+            impersonate: flag_value(&words, "as", None),
+            impersonate_groups: Vec::new(),
+        },
     }
 }
 

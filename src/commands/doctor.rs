@@ -255,6 +255,12 @@ async fn probe_node(
         case.notes.push(line);
         return;
     }
+    if let Err(e) = cluster.require_namespace(&args.probe_namespace).await {
+        let line = format!("--probe-node: the probe namespace (--probe-namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs", crate::model::node::DEFAULT_PROBE_NAMESPACE);
+        eprintln!("volmnt: {line}");
+        case.notes.push(line);
+        return;
+    }
     let opts = ExecOptions {
         namespace: args.probe_namespace.clone(),
         image: args.probe_image.clone(),
@@ -274,6 +280,7 @@ async fn probe_node(
             dmesg: args.probe_kernel_log,
         },
         syslog_capability: args.probe_kernel_log,
+        flags: crate::collect::node::exec::ProbeFlags::DOCTOR_POD,
     };
     let servers = nfs_servers(case);
     if !args.probe_nfs && !servers.is_empty() {
@@ -547,10 +554,10 @@ pub fn run_pod(args: &DoctorPodArgs, global: &Global) -> Result<ExitCode> {
     if let Some(dir) = &args.save {
         let files = save::write(dir, &case)?;
         eprintln!(
-            "volmnt: saved the case to {} ({} files); replay with --from-file {}",
+            "volmnt: saved the case to {} ({} files); replay it from the files alone with `{}`",
             dir.display(),
             files.len(),
-            dir.display()
+            save::replay_command(dir)
         );
     }
     let opts = Options {
@@ -592,6 +599,11 @@ struct NamespaceReport {
     /// `ns` or `(all namespaces)`.
     scope: String,
     stuck_pods: usize,
+    /// Pods Pending or in ContainerCreating younger than --min-age with no volume failure
+    /// event: left out (a pod with one is diagnosed at any age).
+    younger_than_min_age: usize,
+    /// --min-age, as given (`2m`).
+    min_age: String,
     groups: Vec<fleet::Group>,
     denied: Vec<crate::model::Denied>,
     notes: Vec<String>,
@@ -612,12 +624,13 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        let cases = cluster
+        let fleet = cluster
             .collect_namespace(ns.as_deref(), args.min_age, now)
             .await?;
         let scope = ns.unwrap_or_else(|| "(all namespaces)".into());
-        Ok::<_, Error>((cases, cluster.request_count(), scope, cluster.denied()))
+        Ok::<_, Error>((fleet, cluster.request_count(), scope, cluster.denied()))
     })?;
+    let (cases, young) = (cases.cases, cases.young);
     if global.verbose > 0 {
         eprintln!("volmnt: {requests} API requests");
     }
@@ -654,6 +667,8 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         status,
         scope: scope.clone(),
         stuck_pods: stuck,
+        younger_than_min_age: young,
+        min_age: crate::model::node::human_duration(args.min_age),
         groups,
         denied: required,
         notes,
@@ -701,11 +716,21 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
     } else {
         format!("namespace {}", doc.scope)
     };
+    // What was left out is said where "OK" is: a pod still starting is not a pod checked.
+    let young = match doc.younger_than_min_age {
+        0 => String::new(),
+        n => format!(
+            " ({n} pod(s) younger than {} without a volume failure event left out: --min-age)",
+            doc.min_age
+        ),
+    };
     if doc.stuck_pods == 0 {
-        out.push_str(&format!("{label} no pod in {scope} is stuck on a volume\n"));
+        out.push_str(&format!(
+            "{label} no pod in {scope} is stuck on a volume{young}\n"
+        ));
     } else {
         out.push_str(&format!(
-            "{label} {} pod(s) in {scope} are stuck on volumes: {} root cause(s)\n",
+            "{label} {} pod(s) in {scope} are stuck on volumes: {} root cause(s){young}\n",
             doc.stuck_pods,
             doc.groups.len()
         ));
@@ -731,12 +756,25 @@ fn namespace_text(doc: &NamespaceReport, style: render::text::Style, shown: Show
         } else {
             String::new()
         };
+        // The root object and the cause, then what is wrong with it as the pod view's verdict
+        // says it (`at_fault`, the root not repeated), and the pod view's caveat when the
+        // evidence does not settle the cause.
+        let what = match g.at_fault.as_deref() {
+            Some(a) => {
+                let rest = a.strip_prefix(g.root.as_str()).unwrap_or(a).trim_start();
+                format!("{}: {} ({rest})", g.root, g.title)
+            }
+            None => format!("{}: {}", g.root, g.title),
+        };
+        let caveat = g
+            .caveat
+            .as_ref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "  {:>4} pod(s){}{ns}  {}: {} [{}]\n",
+            "  {:>4} pod(s){}{ns}  {what} [{}]{caveat}\n",
             g.pods.len(),
             fleet::nodes_phrase(&g.nodes),
-            g.root,
-            g.title,
             g.cause
         ));
         match g.first_step.as_ref().and_then(|s| s.command.as_deref()) {

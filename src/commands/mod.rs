@@ -100,6 +100,23 @@ pub(crate) fn connect_options(g: &Global, namespace: Option<String>) -> ConnectO
         namespace,
         request_timeout: g.conn.request_timeout,
         long_lived: false,
+        overrides: overrides(&g.conn),
+    }
+}
+
+/// kubectl's connection flags, as the collector applies them over the kubeconfig.
+pub(crate) fn overrides(c: &crate::cli::Connection) -> crate::collect::cluster::Overrides {
+    crate::collect::cluster::Overrides {
+        cluster: c.cluster.clone(),
+        user: c.user.clone(),
+        server: c.server.clone(),
+        token: c.token.clone(),
+        certificate_authority: c.certificate_authority.clone(),
+        client_certificate: c.client_certificate.clone(),
+        client_key: c.client_key.clone(),
+        insecure_skip_tls_verify: c.insecure_skip_tls_verify,
+        impersonate: c.as_user.clone(),
+        impersonate_groups: c.as_group.clone(),
     }
 }
 

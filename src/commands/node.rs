@@ -197,7 +197,15 @@ fn run_check_once(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
         }
     }
     let checked = match outcome {
-        Ok(r) => r?,
+        Ok(Ok(r)) => r,
+        // Nothing could be checked (no rights to list or read the nodes, no probe namespace,
+        // no cluster): every node asked for is reported as not checked, so a CI preflight
+        // reads a failure per node instead of an empty report. A usage error stays one.
+        Ok(Err(e)) if e.exit_code() == ExitCode::Unreachable => {
+            eprintln!("volmnt: {e}");
+            not_checked(a, transport, &e)
+        }
+        Ok(Err(e)) => return Err(e),
         Err(sig) => {
             drop(rt);
             // 128 + the signal number, as shells report it: SIGINT 2, SIGTERM 15.
@@ -230,6 +238,49 @@ fn run_check_once(a: &NodeCheckArgs, g: &Global) -> Result<ExitCode> {
     .map_err(Error::Output)?;
     super::emit(&out)?;
     Ok(exit_code(&doc))
+}
+
+/// What `--all` is reported as when the node list itself could not be read.
+pub const EVERY_NODE: &str = "(every node)";
+
+/// Every node asked for, not checked, each with the reason: the nodes named, or one entry
+/// standing for every node when `--all` could not even list them.
+fn not_checked(
+    a: &NodeCheckArgs,
+    transport: Transport,
+    e: &Error,
+) -> Vec<crate::model::node::Checked> {
+    use crate::model::node::{Checked, ProbeTarget};
+    let targets: Vec<ProbeTarget> = if a.local {
+        vec![ProbeTarget {
+            node: a.node_name.clone(),
+            address: "local".into(),
+        }]
+    } else if a.nodes.is_empty() {
+        vec![ProbeTarget {
+            node: None,
+            address: EVERY_NODE.into(),
+        }]
+    } else {
+        a.nodes
+            .iter()
+            .map(|n| ProbeTarget {
+                node: (transport == Transport::Exec).then(|| n.clone()),
+                address: n.clone(),
+            })
+            .collect()
+    };
+    let why = format!("not checked: {e}");
+    targets
+        .into_iter()
+        .map(|target| Checked {
+            target,
+            elapsed: std::time::Duration::ZERO,
+            run: Err(Error::Unreachable(why.clone())),
+            pods_on_node: None,
+            exec: transport == Transport::Exec,
+        })
+        .collect()
 }
 
 /// The check's status as an exit code (the contract in `node check --help`).
@@ -277,6 +328,9 @@ pub fn run_gc(a: &NodeGcArgs, g: &Global) -> Result<ExitCode> {
         let cluster =
             Cluster::connect(&super::connect_options(g, Some(a.namespace.clone()))).await?;
         let ns = (!a.all_namespaces).then(|| cluster.namespace.clone());
+        if let Some(ns) = &ns {
+            cluster.require_namespace(ns).await?;
+        }
         // DaemonSets first: deleting them takes their pods along.
         let dsets = daemonset::gc(
             &cluster.client(),

@@ -65,6 +65,7 @@ async fn situation(target: &Target, ca: &CephArgs, g: &Global) -> Result<Situati
         None => {
             let c = need_cluster(if target.pod.is_some() { "--pod" } else { "--pvc" })?;
             let ns = c.namespace.clone();
+            c.require_namespace(&ns).await?;
             let (i, id, from) =
                 rbd::image_of_claim_or_pod(c, &ns, target.pod.as_deref(), target.pvc.as_deref())
                     .await?;

@@ -72,6 +72,10 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
         } else {
             Some(args.namespace.clone())
         };
+        // A misspelt namespace watches nothing, silently, for ever: refuse it at the start.
+        for ns in namespaces.iter().flatten() {
+            cluster.require_namespace(ns).await?;
+        }
         let metrics = Arc::new(Metrics::new());
         let bound = crate::sink::http::serve(args.listen, metrics.clone())
             .await
@@ -183,6 +187,7 @@ pub fn run(args: &WatchArgs, global: &Global) -> Result<ExitCode> {
 fn refresh(metrics: &Metrics, collector: &mut Collector, cluster: &Cluster) {
     let s = collector.stats();
     metrics.set_synced(s.synced);
+    metrics.set_young(s.young);
     metrics.set_watch_failing(&s.cached, s.failing);
     metrics.set_cached(s.cached);
     metrics.set_watch_stats(s.restarts, s.errors);

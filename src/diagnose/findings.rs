@@ -44,6 +44,10 @@ pub struct Acc {
     /// Only offered as a suspect behind a symptom nothing explains (knowledge.yaml
     /// `suspects:`), with why; cleared when a fact supports or settles it.
     pub suspect: Option<String>,
+    /// What is wrong, with the objects at fault named (`PersistentVolumeClaim shop/data cannot
+    /// bind because StorageClass fast does not exist`), set by a rule that read it off the
+    /// objects; the verdict's first clause (diagnose::at_fault words the others).
+    pub headline: Option<String>,
 }
 
 /// Most evidence lines one finding keeps (the rest only repeat them).

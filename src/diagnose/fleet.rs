@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::report::{Diagnosis, Report, Step};
+use crate::model::report::{unsettled_rival, Diagnosis, Report, Step};
 
 /// Stuck pods sharing a cause and the object at its root.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,6 +16,12 @@ pub struct Group {
     pub root: String,
     /// The cause's title.
     pub title: String,
+    /// What is wrong with the root object, as the sample's verdict says it (`Secret shop/tls
+    /// does not exist`); `null` when its case does not name it.
+    pub at_fault: Option<String>,
+    /// The pod view's caveat, kept: `not settled: nfs_server_unreachable is as likely` when
+    /// the sample's evidence does not settle the cause; `null` when it does.
+    pub caveat: Option<String>,
     /// `namespace/name` of every pod in the group, sorted.
     pub pods: Vec<String>,
     pub nodes: Vec<String>,
@@ -51,6 +57,9 @@ pub fn group(reports: &[Report]) -> Vec<Group> {
             cause: f.cause.clone(),
             root: f.root.clone(),
             title: f.title.clone(),
+            at_fault: f.at_fault.clone(),
+            caveat: unsettled_rival(&r.findings)
+                .map(|s| format!("not settled: {} is as likely", s.cause)),
             pods: Vec::new(),
             nodes: Vec::new(),
             namespaces: Vec::new(),
@@ -151,5 +160,33 @@ mod tests {
         assert_eq!(g[0].root, "Secret a/tls");
         assert_eq!(g[1].root, "Secret a/other");
         assert_eq!(nodes_phrase(&g[0].nodes), " on n1, n2");
+        // What is wrong with the root object, as the pod view's verdict says it.
+        assert_eq!(
+            g[0].at_fault.as_deref(),
+            Some("Secret a/tls does not exist"),
+            "{g:#?}"
+        );
+        assert_eq!(g[0].caveat, None);
+    }
+
+    /// Issue 29: where the pod view says "not settled yet", the group keeps the caveat.
+    #[test]
+    fn a_group_keeps_the_pod_views_caveat_when_the_cause_is_not_settled() {
+        let mut r = stuck(
+            "a",
+            "p1",
+            "n1",
+            r#"MountVolume.SetUp failed for volume "x" : secret "tls" not found"#,
+        );
+        let mut rival = r.findings[0].clone();
+        rival.cause = "nfs_server_unreachable".into();
+        r.findings[0].settled_by = None;
+        r.findings.push(rival);
+        let g = group(&[r]);
+        assert_eq!(
+            g[0].caveat.as_deref(),
+            Some("not settled: nfs_server_unreachable is as likely"),
+            "{g:#?}"
+        );
     }
 }

@@ -13,9 +13,10 @@
 //!   holds it); `findings` (the accumulators) and `options`;
 //! - what the case says: `facts` and `evidence` (the differential), `steps` (commands for this
 //!   case and node), `safety`, `messages`; then `rules` (the correlation rules);
-//! - the report: `merge` (messages into findings, folding), `rank` (ranking and steps),
-//!   `verdict`; `fleet` and `node_check` apart.
+//! - the report: `at_fault` (what is wrong, the objects named), `merge` (messages into
+//!   findings, folding), `rank` (ranking and steps), `verdict`; `fleet` and `node_check` apart.
 
+mod at_fault;
 pub mod catalogue;
 pub mod classify;
 pub mod context;
@@ -197,9 +198,16 @@ pub fn diagnose(case: &Case, opts: &Options) -> Report {
             stuck_for(case, now).unwrap_or_default(),
             if case.node_facts.is_some() { ", the node probe" } else { "" }
         );
+        // Named as whole commands: this note also reaches `doctor namespace` and the watch,
+        // which take neither flag (issue 29: hints name only flags the command takes).
+        let pod = match (&case.pod_name, &case.namespace) {
+            (Some(p), Some(ns)) => format!("{p} -n {ns}"),
+            (Some(p), None) => p.clone(),
+            _ => "NAME".to_string(),
+        };
         notes.insert(
             0,
-            "Events are kept one hour (kube-apiserver --event-ttl): kubelet's log on the node keeps the failure's own words longer (--probe-node reads it, or pass it with --from-file)".into(),
+            format!("Events are kept one hour (`kube-apiserver --event-ttl`): kubelet's log on the node keeps the failure's own words longer (`volmnt doctor pod {pod} --probe-node` reads it, or give the log to `volmnt doctor pod {pod} --offline --from-file FILE`)"),
         );
     }
     if !denied_required.is_empty() {

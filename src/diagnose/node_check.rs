@@ -348,6 +348,10 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
         Kernel::No(what) => why_not.push(format!("not in the kernel: {what}")),
         _ => {}
     }
+    let (kernel_missing, modules_locked) = match &kernel {
+        Kernel::No(what) => (Some(what.clone()), what.contains("cannot load modules")),
+        _ => (None, false),
+    };
     Capability {
         volume: v,
         ok,
@@ -358,6 +362,49 @@ fn capability(facts: &NodeFacts, v: VolumeType) -> Capability {
         why_not,
         notes,
         install,
+        kernel_missing,
+        modules_locked,
+    }
+}
+
+/// What to do first about a capability the node lacks, by what it lacks: the kernel first
+/// (no package of the helper brings a filesystem into a kernel), then the helper's install.
+fn fix_for(c: &Capability, facts: &NodeFacts) -> Option<String> {
+    let install = c
+        .install
+        .as_ref()
+        .and_then(|i| match (&i.package, &i.command) {
+            (Some(p), Some(cmd)) => Some(format!("install {p}: {cmd}")),
+            _ => i.advice.clone().map(|a| format!("{}: {a}", i.client_name)),
+        });
+    let kernel = facts
+        .kernel
+        .as_deref()
+        .map(|k| format!("its kernel {k}"))
+        .unwrap_or_else(|| "its kernel".into());
+    match (&c.kernel_missing, install) {
+        (Some(what), install) => {
+            let first = if c.modules_locked {
+                format!(
+                    "{kernel} has no {} support (not in /proc/filesystems) and cannot load modules: boot the node on a kernel (or node image) built with it",
+                    c.volume
+                )
+            } else {
+                format!(
+                    "{kernel} has no {} support ({what}): install the kernel's extra modules package for it, or boot a kernel that has it",
+                    c.volume
+                )
+            };
+            Some(match install {
+                Some(i) => format!(
+                    "{first}; then {i} (the package alone cannot mount {})",
+                    c.volume
+                ),
+                None => first,
+            })
+        }
+        (None, Some(i)) => Some(i),
+        (None, None) => None,
     }
 }
 
@@ -569,21 +616,25 @@ pub fn analyze(
                 format!("{} volumes can be mounted: {}", r, c.reason)
             } else {
                 let mut d = format!("{} volumes cannot be mounted on {os}: {}", r, c.reason);
-                if let Some(i) = &c.install {
-                    match (&i.package, &i.command) {
-                        (Some(p), Some(cmd)) => {
-                            d.push_str(&format!("; install {p} ({}): {cmd}", i.client_name))
-                        }
-                        _ => {
-                            if let Some(a) = &i.advice {
-                                d.push_str(&format!("; {}: {a}", i.client_name));
+                match (&c.install, fix_for(c, facts)) {
+                    // The helper alone: its package, named with the client it brings.
+                    (Some(i), Some(_)) if c.kernel_missing.is_none() => {
+                        match (&i.package, &i.command) {
+                            (Some(p), Some(cmd)) => {
+                                d.push_str(&format!("; install {p} ({}): {cmd}", i.client_name))
+                            }
+                            _ => {
+                                if let Some(a) = &i.advice {
+                                    d.push_str(&format!("; {}: {a}", i.client_name));
+                                }
                             }
                         }
                     }
-                } else if !c.missing.is_empty() {
-                    d.push_str(
+                    (_, Some(fix)) => d.push_str(&format!("; {fix}")),
+                    (_, None) if !c.missing.is_empty() => d.push_str(
                         "; the kernel lacks it: use a kernel (or kernel modules package) that has it",
-                    );
+                    ),
+                    _ => {}
                 }
                 d
             };
@@ -592,6 +643,7 @@ pub fn analyze(
                 ok: c.ok,
                 detail,
                 install: if c.ok { None } else { c.install.clone() },
+                fix: if c.ok { None } else { fix_for(c, facts) },
             }
         })
         .collect();
@@ -939,7 +991,8 @@ pub fn document(
         "fail"
     } else if summary.problems > 0 {
         "problem"
-    } else if summary.unreachable > 0 {
+    } else if summary.unreachable > 0 || nodes.is_empty() {
+        // Nothing checked is never a pass.
         "unreachable"
     } else {
         "pass"
@@ -1020,6 +1073,41 @@ mod tests {
         assert!(br.advice.unwrap().contains("image-based"));
         let rbd = install_for("rbd", &facts("Debian GNU/Linux 12 (bookworm)", &[])).unwrap();
         assert_eq!(rbd.package.as_deref(), Some("ceph-common"));
+    }
+
+    #[test]
+    /// Issue 29: the fix follows what the node lacks. A kernel without NFS that cannot load
+    /// modules is fixed by another kernel first, never by nfs-common alone; a helper alone by
+    /// its package.
+    fn the_fix_follows_what_the_node_lacks_kernel_or_helper() {
+        let mut f = facts("Debian GNU/Linux 12 (bookworm)", &[]);
+        f.kernel = Some("6.18.44-fc-v782".into());
+        let helper_only = analyze(&f, &[Requirement::Nfs], None);
+        let fix = helper_only.requirements[0].fix.clone().unwrap();
+        assert!(fix.starts_with("install nfs-common: sudo apt-get"), "{fix}");
+        f.modules_loadable = Some(false);
+        f.filesystems = vec!["ext4".into(), "xfs".into()];
+        let both = analyze(&f, &[Requirement::Nfs], None);
+        let fix = both.requirements[0].fix.clone().unwrap();
+        assert!(
+            fix.starts_with("its kernel 6.18.44-fc-v782 has no nfs support")
+                && fix.contains("cannot load modules: boot the node on a kernel")
+                && fix.contains("; then install nfs-common"),
+            "{fix}"
+        );
+        assert!(
+            both.requirements[0].detail.contains(&fix),
+            "{:?}",
+            both.requirements[0]
+        );
+        f.helpers
+            .insert("mount.nfs".into(), "/usr/sbin/mount.nfs".into());
+        let kernel_only = analyze(&f, &[Requirement::Nfs], None);
+        let fix = kernel_only.requirements[0].fix.clone().unwrap();
+        assert!(
+            fix.contains("boot the node on a kernel") && !fix.contains("install nfs-common"),
+            "{fix}"
+        );
     }
 
     #[test]

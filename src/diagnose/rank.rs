@@ -120,6 +120,10 @@ pub(super) fn finish(
                 remediation,
                 withheld,
                 root: root_of(def, &vars),
+                at_fault: a
+                    .headline
+                    .clone()
+                    .or_else(|| super::at_fault::wording(&def.id, &vars)),
                 consequences: a.consequences.clone(),
                 volume: vars.get("volume").cloned(),
                 settled_by: a.settled_by.clone(),
@@ -202,6 +206,7 @@ pub(super) fn unknown_finding(
         confirm,
         remediation,
         root: root_of(def, &vars),
+        at_fault: None,
         withheld,
         consequences: Vec::new(),
         volume: None,

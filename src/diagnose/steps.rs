@@ -296,6 +296,9 @@ fn pod_vars(case: &Case, v: &mut Vars) {
     if let Some(n) = case.node_name() {
         v.insert("node", n.to_string());
     }
+    if case.pod.as_ref().is_some_and(not_scheduled) {
+        v.insert("unscheduled", "true".into());
+    }
     if let Some(pod) = &case.pod {
         match controller_of(pod) {
             Some(c) => {
@@ -1173,7 +1176,29 @@ fn self_named(command: &str, invocation: &str) -> String {
 /// Getting the pod to retry. Kubelet retries a failed mount by itself (with a back-off of up to
 /// about two minutes), so deleting the pod only saves time, and only a pod some controller
 /// recreates may be deleted: a bare pod would be gone for good.
+/// A pod the scheduler has not placed: no node, and its PodScheduled condition False.
+fn not_scheduled(pod: &k8s_openapi::api::core::v1::Pod) -> bool {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_none()
+        && pod
+            .status
+            .iter()
+            .flat_map(|s| s.conditions.iter().flatten())
+            .any(|c| c.type_ == "PodScheduled" && c.status == "False")
+}
+
 fn restart_pod_steps(vars: &Vars) -> Vec<Step> {
+    // Nothing to restart: no kubelet holds the pod yet, and the scheduler tries it again by
+    // itself (issue 29: "delete the pod" was advised for a pod never scheduled).
+    if vars.contains_key("unscheduled") {
+        return vec![Step::new(
+            "The pod is not scheduled on a node yet: the scheduler places it by itself once what keeps it out is fixed; there is nothing to restart",
+            None,
+            StepKind::Check,
+        )];
+    }
     let (pod, ns) = (vars.get("pod"), vars.get("namespace"));
     let retries =
         "Kubelet retries by itself (its back-off grows to about 2 minutes) once the cause is fixed";

@@ -5,7 +5,7 @@ use super::catalogue::catalogue;
 use super::safety;
 use super::steps;
 use super::text::{clip, human_age};
-use crate::model::report::{Diagnosis, Finding, Subject};
+use crate::model::report::{unsettled_rival, Diagnosis, Finding, Subject};
 use crate::model::Case;
 
 /// How long the pod has waited: since it was scheduled, else since it was created.
@@ -202,6 +202,15 @@ pub(super) fn verdict(
             suspects_clause(findings).unwrap_or_else(|| "see the evidence".into())
         ),
         Some(f) => {
+            // What is wrong with the objects named, when the case names them; then what to
+            // change, after the cause id (`; classes that exist: ...`).
+            let (what, then) = match f.at_fault.as_deref() {
+                Some(a) => match a.split_once("; ") {
+                    Some((w, t)) => (w.to_string(), Some(t.to_string())),
+                    None => (a.to_string(), None),
+                },
+                None => (f.title.clone(), None),
+            };
             let mut v = format!(
                 "{who}{on} {}: {} ({}, confidence {:.2})",
                 if subject.name.is_some() || subject.node.is_some() {
@@ -209,17 +218,18 @@ pub(super) fn verdict(
                 } else {
                     "points at"
                 },
-                f.title, f.cause, f.confidence
+                what, f.cause, f.confidence
             );
+            if let Some(t) = then {
+                v.push_str(&format!("; {t}"));
+            }
             // What settled it among the causes its message can mean, or that nothing has yet.
-            match (&f.settled_by, findings.get(1)) {
+            match (&f.settled_by, unsettled_rival(findings)) {
                 (Some(by), _) => v.push_str(&format!("; settled by {}", clip(by, 200))),
-                (None, Some(second)) if second.confidence >= f.confidence - 0.1 => {
-                    v.push_str(&format!(
-                        "; not settled yet: {} is as likely, and the checks below tell them apart",
-                        second.cause
-                    ))
-                }
+                (None, Some(second)) => v.push_str(&format!(
+                    "; not settled yet: {} is as likely, and the checks below tell them apart",
+                    second.cause
+                )),
                 _ => {}
             }
             v

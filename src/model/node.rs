@@ -213,6 +213,12 @@ pub struct Capability {
     /// How to install what is missing (userspace only; a kernel part is not a package).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub install: Option<Install>,
+    /// The kernel part that is missing (`kernel module nfs`), when the kernel lacks it; with
+    /// `modules_locked` when this kernel cannot load modules at all.
+    #[serde(skip)]
+    pub kernel_missing: Option<String>,
+    #[serde(skip)]
+    pub modules_locked: bool,
 }
 
 /// One `--require` result.
@@ -223,6 +229,11 @@ pub struct RequirementResult {
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub install: Option<Install>,
+    /// What to do first, by what the node lacks: a kernel without the filesystem is fixed by
+    /// another kernel (or its modules package), never by the helper's package alone; a helper
+    /// by its package. `None` when the requirement is met.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 /// A client to install, with the volume types that need it.

@@ -249,6 +249,11 @@ pub struct Finding {
     /// The object at the root of the cause (`Secret shop/tls`, `CSI driver x`, `node node-3`),
     /// or the cause id when no object is known: what `doctor namespace` groups pods by.
     pub root: String,
+    /// What is wrong, with the objects at fault named (`Secret shop/tls does not exist`,
+    /// `PersistentVolumeClaim shop/data cannot bind because StorageClass fast does not exist;
+    /// classes that exist: ...`): the verdict's first clause; a clause after `; ` says what
+    /// to change. `null` when the case does not name them (the title says the cause).
+    pub at_fault: Option<String>,
     /// Findings that are consequences of this one (an attach timeout caused by Multi-Attach),
     /// folded here instead of ranked as rivals.
     pub consequences: Vec<String>,
@@ -373,4 +378,12 @@ impl Report {
     pub fn top(&self) -> Option<&Finding> {
         self.findings.first()
     }
+}
+
+/// The finding as likely as the first (within 0.1) when nothing settled the first: the
+/// verdict then says "not settled yet", and the fleet summary keeps that caveat.
+pub fn unsettled_rival(findings: &[Finding]) -> Option<&Finding> {
+    let first = findings.first()?;
+    let second = findings.get(1)?;
+    (first.settled_by.is_none() && second.confidence >= first.confidence - 0.1).then_some(second)
 }

@@ -205,7 +205,11 @@ pub fn junit_suites(doc: &NodeCheck) -> Vec<junit::Suite> {
                             case(
                                 r,
                                 junit::Outcome::Error {
-                                    message: format!("{name} could not be probed"),
+                                    message: if err.starts_with("not checked") {
+                                        format!("{name} was not checked")
+                                    } else {
+                                        format!("{name} could not be probed")
+                                    },
                                     text: err.clone(),
                                 },
                             )
@@ -222,10 +226,11 @@ pub fn junit_suites(doc: &NodeCheck) -> Vec<junit::Suite> {
                         let outcome = if q.ok {
                             junit::Outcome::Passed
                         } else {
+                            // What the node lacks decides the fix: a kernel first, then
+                            // the helper's package.
                             let fix = q
-                                .install
-                                .as_ref()
-                                .and_then(|i| i.command.clone().or_else(|| i.advice.clone()))
+                                .fix
+                                .clone()
                                 .map(|f| format!("\nfix: {f}"))
                                 .unwrap_or_default();
                             junit::Outcome::Failed {

@@ -58,6 +58,7 @@ struct Inner {
     events: BTreeMap<String, u64>,
     leader: bool,
     synced: bool,
+    young: u64,
 }
 
 /// The controller's numbers, shared between the watch loop and the HTTP server.
@@ -127,6 +128,11 @@ impl Metrics {
         self.with(|m| *m.events.entry(action.to_string()).or_default() += 1);
     }
 
+    /// Pods that would be stuck but are younger than --min-age with no volume failure event.
+    pub fn set_young(&self, n: u64) {
+        self.with(|m| m.young = n);
+    }
+
     pub fn set_leader(&self, leader: bool) {
         self.with(|m| m.leader = leader);
     }
@@ -194,6 +200,13 @@ fn render(m: &Inner) -> String {
             escape(&l.cause)
         );
     }
+    header(
+        &mut out,
+        "volmnt_pods_younger_than_min_age",
+        "gauge",
+        "Pods Pending or in ContainerCreating younger than --min-age with no volume failure event: not diagnosed yet (a pod with one is diagnosed at any age).",
+    );
+    let _ = writeln!(out, "volmnt_pods_younger_than_min_age {}", m.young);
     header(
         &mut out,
         "volmnt_diagnosis_latency_seconds",

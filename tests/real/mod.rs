@@ -22,6 +22,7 @@
 
 mod cases;
 mod fleet;
+mod operator;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -78,7 +79,19 @@ impl Real {
             .unwrap()
             .as_millis()
             % 100_000_000;
-        let ns = format!("volmnt-real-{id}");
+        // Tests run in parallel can start in the same millisecond: a count keeps them apart.
+        static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let id = format!(
+            "{id}{}",
+            match RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+                0 => String::new(),
+                n => format!("-{n}"),
+            }
+        );
+        // VOLMNT_REAL_NS_PREFIX: a prefix of one's own on a shared cluster (default volmnt-real).
+        let prefix =
+            std::env::var("VOLMNT_REAL_NS_PREFIX").unwrap_or_else(|_| "volmnt-real".into());
+        let ns = format!("{prefix}-{id}");
         let root = kubeconfig
             .parent()
             .map(Path::to_path_buf)

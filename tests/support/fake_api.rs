@@ -381,6 +381,9 @@ pub struct Options {
     pub tls: bool,
     /// With `tls`: offer only `http/1.1` in ALPN (an apiserver behind a proxy without h2).
     pub http1_only: bool,
+    /// Run the DaemonSet controller (kube-controller-manager's); false: a DaemonSet created is
+    /// stored and nothing ever acts on it (no pods, no status), as on an apiserver alone.
+    pub daemonset_controller: bool,
 }
 
 /// How the fake kubelet behaves, per node.
@@ -477,6 +480,7 @@ impl Default for Options {
             bookmark_interval: Duration::from_secs(60),
             tls: false,
             http1_only: false,
+            daemonset_controller: true,
         }
     }
 }
@@ -1907,7 +1911,11 @@ fn respond(shared: &Arc<Shared>, call: &Call) -> Response<Body> {
                     }
                 }
             }
-            if def.group == "apps" && def.resource == "daemonsets" && !call.dry_run() {
+            if def.group == "apps"
+                && def.resource == "daemonsets"
+                && !call.dry_run()
+                && shared.opts().daemonset_controller
+            {
                 if let Ok(resp) = &r {
                     if resp.status() == 201 {
                         daemonset_controller(shared, call);

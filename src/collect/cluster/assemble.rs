@@ -17,6 +17,8 @@ use crate::model::{Case, Event, ObjectRef};
 pub struct Shared {
     /// Failure events by (namespace, pod name).
     pub events: std::collections::HashMap<(String, String), Vec<Event>>,
+    /// Warning events of claims that are not Bound, by (namespace, claim name).
+    pub claim_events: std::collections::HashMap<(String, String), Vec<Event>>,
     /// Pods that use a claim, in compact form (to find other users of a stuck pod's claims).
     pub claim_users: Vec<ClaimUser>,
     pub pvcs: std::collections::HashMap<(String, String), PersistentVolumeClaim>,
@@ -40,6 +42,8 @@ pub struct Shared {
 pub trait CaseObjects {
     /// The pod's events (failure events are what is diagnosed).
     fn events_of(&self, namespace: &str, pod: &str) -> Vec<Event>;
+    /// A claim's Warning events (asked only for claims that are not Bound).
+    fn claim_events_of(&self, namespace: &str, claim: &str) -> Vec<Event>;
     fn pvc(&self, namespace: &str, name: &str) -> Option<PersistentVolumeClaim>;
     fn pv(&self, name: &str) -> Option<PersistentVolume>;
     fn node(&self, name: &str) -> Option<Node>;
@@ -66,6 +70,12 @@ impl CaseObjects for Shared {
     fn events_of(&self, namespace: &str, pod: &str) -> Vec<Event> {
         self.events
             .get(&(namespace.to_string(), pod.to_string()))
+            .cloned()
+            .unwrap_or_default()
+    }
+    fn claim_events_of(&self, namespace: &str, claim: &str) -> Vec<Event> {
+        self.claim_events
+            .get(&(namespace.to_string(), claim.to_string()))
             .cloned()
             .unwrap_or_default()
     }
@@ -162,6 +172,16 @@ pub fn assemble(objs: &impl CaseObjects, pod: Pod) -> Case {
     for claim in &refs.claims {
         match objs.pvc(&ns, claim) {
             Some(pvc) => {
+                // A claim that is not Bound says why in its own events, as `doctor pod` reads.
+                if pvc.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound") {
+                    // Not those of an earlier claim of the same name (another uid).
+                    let uid = pvc.metadata.uid.as_deref();
+                    case.events
+                        .extend(objs.claim_events_of(&ns, claim).into_iter().filter(|e| {
+                            let of = e.object.as_ref().and_then(|o| o.uid.as_deref());
+                            uid.is_none() || of.is_none() || of == uid
+                        }));
+                }
                 if let Some(pv) = pvc
                     .spec
                     .as_ref()

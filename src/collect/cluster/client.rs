@@ -13,7 +13,7 @@ use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 
 use super::errors::{network_cause, root_cause};
-use super::kubeconfig::{config_error, load_kubeconfig};
+use super::kubeconfig::{apply_overrides, config_error, load_kubeconfig, Overrides};
 use crate::error::{Error, Result};
 use crate::model::Denied;
 
@@ -29,6 +29,8 @@ pub struct ConnectOptions {
     /// its server-side timeout (290 s) plus a margin, and every other request is still bounded
     /// by `request_timeout` (`timed`).
     pub long_lived: bool,
+    /// kubectl's connection flags over the kubeconfig (`--server`, `--token`, `--user`, ...).
+    pub overrides: Overrides,
 }
 
 /// A connected client with what volmnt tracks about its use.
@@ -103,11 +105,20 @@ impl Cluster {
             .map(|c| format!("context {c}"))
             .unwrap_or_else(|| "the current context".into());
         let mut context_label = context_label;
-        let mut config = match load_kubeconfig(o.kubeconfig.as_deref())? {
+        let loaded = apply_overrides(
+            load_kubeconfig(o.kubeconfig.as_deref())?,
+            o.context.as_deref(),
+            &o.overrides,
+        )?;
+        let mut config = match loaded {
             Some(kc) => {
                 if o.context.is_none() {
                     if let Some(cur) = kc.current_context.as_ref().filter(|c| !c.is_empty()) {
-                        context_label = format!("context {cur}");
+                        context_label = if o.overrides.server.is_some() {
+                            "--server".to_string()
+                        } else {
+                            format!("context {cur}")
+                        };
                     }
                 }
                 if let Some(want) = &o.context {

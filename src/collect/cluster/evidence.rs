@@ -810,12 +810,12 @@ pub fn query_not_served(text: &str) -> Option<String> {
         // Without enableSystemLogQuery, /logs/ is a plain file server of /var/log: the query is
         // ignored and the directory is listed.
         return Some(
-            "the kubelet has enableSystemLogQuery off (its /logs/ endpoint listed /var/log instead of answering the query); set enableSystemLogQuery: true in its KubeletConfiguration, or read its journal on the node (--probe-node)".into(),
+            "the kubelet has enableSystemLogQuery off (its /logs/ endpoint listed /var/log instead of answering the query); set enableSystemLogQuery: true in its KubeletConfiguration, or read its journal on the node (`volmnt doctor pod NAME -n NS --probe-node` does)".into(),
         );
     }
     if t.starts_with("options present and query resolved to log files") {
         return Some(
-            "the kubelet does not log to journald on that node (the query resolved to a log file, which the log query serves only whole); read it on the node (--probe-node)".into(),
+            "the kubelet does not log to journald on that node (the query resolved to a log file, which the log query serves only whole); read it on the node (`volmnt doctor pod NAME -n NS --probe-node` does)".into(),
         );
     }
     if t.starts_with("error: journal output not available") {

@@ -18,7 +18,7 @@ use super::errors::Access;
 use super::nodes::{lists_volumes, slim_node};
 use super::reads::Fetch;
 use super::refs::{event_from_core, ns_of, ns_of_meta, ClaimUser, PodRefs};
-use super::stuck::is_stuck;
+use super::stuck::{has_volume_failure, is_stuck};
 use crate::error::{Error, Result};
 use crate::model::{Case, Event};
 
@@ -27,20 +27,29 @@ type Key = (String, String);
 
 impl Cluster {
     /// Every stuck pod of a namespace (or of all, `None`), each with its case, from shared
-    /// paginated lists: the number of requests grows with pages, not with pods.
+    /// paginated lists: the number of requests grows with pages, not with pods. A pod younger
+    /// than `min_age` is stuck too when its events say a volume failed; the others are only
+    /// counted (`Fleet::young`).
     pub async fn collect_namespace(
         &self,
         namespace: Option<&str>,
         min_age: Duration,
         now_secs: i64,
-    ) -> Result<Vec<Case>> {
+    ) -> Result<Fleet> {
         let scope = Scope { namespace };
         let mut first = self.first_round(scope, min_age, now_secs).await?;
+        let young = first.young.len();
         if first.stuck.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Fleet {
+                cases: Vec::new(),
+                young,
+            });
         }
         let wanted = narrow(&mut first);
         let second = self.second_round(scope, &wanted).await?;
+        // The claims that are not Bound say why in their own Warning events: one more list,
+        // only when there is such a claim.
+        let claim_events = self.unbound_claims_warnings(scope, &second.pvcs).await?;
         // The lists round 1 read for the stuck pods fail the run only now that one is stuck.
         let (read_configmaps, configmaps) = match first.configmaps? {
             Fetch::Got(v) => (true, v.into_iter().collect()),
@@ -52,6 +61,7 @@ impl Cluster {
         };
         let shared = Shared {
             events: first.warnings,
+            claim_events,
             claim_users: first.claim_users,
             pvcs: second.pvcs,
             pvs: second.pvs,
@@ -66,7 +76,10 @@ impl Cluster {
             read_configmaps,
             read_secrets,
         };
-        Ok(self.cases_of(&shared, first.stuck))
+        Ok(Fleet {
+            cases: self.cases_of(&shared, first.stuck),
+            young,
+        })
     }
 
     /// Round 1, side by side: the pods (which are stuck, who uses claims), and every list
@@ -80,6 +93,7 @@ impl Cluster {
         let c = self.client.clone();
         let label = scope.namespace.unwrap_or("(all namespaces)");
         let mut stuck: Vec<Pod> = Vec::new();
+        let mut young: Vec<Pod> = Vec::new();
         let mut claim_users: Vec<ClaimUser> = Vec::new();
         let pods_access = scope.access("pods");
         let pods_fut = self.list(
@@ -89,7 +103,14 @@ impl Cluster {
             |p| {
                 if is_stuck(p, now_secs, min_age) {
                     stuck.push(p.clone());
-                } else if !PodRefs::of(p).claims.is_empty() {
+                    return false;
+                }
+                // Stuck but younger than min_age: kept until the events say whether a
+                // volume failed.
+                if is_stuck(p, now_secs, Duration::ZERO) {
+                    young.push(p.clone());
+                }
+                if !PodRefs::of(p).claims.is_empty() {
                     claim_users.push(ClaimUser::of(p));
                 }
                 false
@@ -149,8 +170,22 @@ impl Cluster {
             }
         }
         ev_r?;
+        // A young pod whose events say a volume failed is stuck at any age.
+        let (failing, young): (Vec<Pod>, Vec<Pod>) = young.into_iter().partition(|p| {
+            warnings
+                .get(&(ns_of(p), p.metadata.name.clone().unwrap_or_default()))
+                .is_some_and(has_volume_failure)
+        });
+        for p in &failing {
+            let key = (ns_of(p), p.metadata.name.clone().unwrap_or_default());
+            claim_users.retain(|u| {
+                (u.namespace.as_str(), u.name.as_str()) != (key.0.as_str(), key.1.as_str())
+            });
+        }
+        stuck.extend(failing);
         Ok(FirstRound {
             stuck,
+            young,
             claim_users,
             warnings,
             configmaps: cms,
@@ -226,6 +261,41 @@ impl Cluster {
         })
     }
 
+    /// The Warning events of the stuck pods' claims that are not Bound, by claim; no request
+    /// when every claim is Bound.
+    async fn unbound_claims_warnings(
+        &self,
+        scope: Scope<'_>,
+        pvcs: &HashMap<Key, PersistentVolumeClaim>,
+    ) -> Result<HashMap<Key, Vec<Event>>> {
+        let unbound: BTreeSet<&Key> = pvcs
+            .iter()
+            .filter(|(_, p)| p.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound"))
+            .map(|(k, _)| k)
+            .collect();
+        let mut out: HashMap<Key, Vec<Event>> = HashMap::new();
+        if unbound.is_empty() {
+            return Ok(out);
+        }
+        self.list(
+            scope.api::<CoreEvent>(&self.client),
+            ListParams::default().fields("involvedObject.kind=PersistentVolumeClaim,type=Warning"),
+            scope.access("events"),
+            |e: &CoreEvent| {
+                let key = (
+                    e.involved_object.namespace.clone().unwrap_or_default(),
+                    e.involved_object.name.clone().unwrap_or_default(),
+                );
+                if unbound.contains(&key) {
+                    out.entry(key).or_default().push(event_from_core(e));
+                }
+                false
+            },
+        )
+        .await?;
+        Ok(out)
+    }
+
     /// The PVs bound to those claims, then only their VolumeAttachments.
     async fn bound_pvs_and_attachments(
         &self,
@@ -276,6 +346,13 @@ impl Cluster {
     }
 }
 
+/// A namespace-wide run's pods: the stuck ones with their cases, and how many more were left
+/// out for being younger than `--min-age` with no volume failure event (the OK line says so).
+pub struct Fleet {
+    pub cases: Vec<Case>,
+    pub young: usize,
+}
+
 /// Where a namespace-wide run reads: one namespace, or every one (`None`).
 #[derive(Clone, Copy)]
 struct Scope<'a> {
@@ -312,6 +389,8 @@ impl<'a> Scope<'a> {
 /// the run only when a pod is stuck.
 struct FirstRound {
     stuck: Vec<Pod>,
+    /// Pods that would be stuck but are younger than min_age and have no volume failure event.
+    young: Vec<Pod>,
     /// The other pods that use a claim, in compact form.
     claim_users: Vec<ClaimUser>,
     /// Warning events by (namespace, pod name).

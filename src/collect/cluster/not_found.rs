@@ -22,6 +22,15 @@ impl Cluster {
         }
     }
 
+    /// A usage error (with the names closest to it) when the namespace does not exist; a
+    /// refused or failed read lets the command go on and say what it meets.
+    pub async fn require_namespace(&self, ns: &str) -> Result<(), Error> {
+        match self.namespace_exists(ns).await {
+            Some(false) => Err(self.namespace_missing(ns).await),
+            _ => Ok(()),
+        }
+    }
+
     /// The error for a namespace that does not exist, with the names closest to it.
     pub async fn namespace_missing(&self, ns: &str) -> Error {
         let api: Api<NamespaceObj> = Api::all(self.client.clone());

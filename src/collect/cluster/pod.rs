@@ -86,6 +86,7 @@ impl Cluster {
         let a = a?;
         let b = b?;
         case.events = merge_events(b.events_core, b.events_v1);
+        case.events.extend(a.claim_events);
         put_claims(case, &ns, a.pvcs, a.pvs)?;
         case.volume_attachments = a.attachments.ok().unwrap_or_default();
         if let Some(cn) = b.csinode.ok() {
@@ -147,12 +148,59 @@ impl Cluster {
         }));
         // Only this pod's PVs' attachments are kept, page by page.
         let vas = self.attachments_of(pv_names.clone());
-        let (pvs, vas) = futures::join!(pvs, vas);
+        // A claim that is not Bound says why in its own Warning events (ProvisioningFailed,
+        // FailedBinding from the PV controller): read for those claims only, beside the PVs.
+        let unbound: Vec<(String, Option<String>)> = got
+            .iter()
+            .filter_map(|(claim, f)| match f {
+                Fetch::Got(pvc) if !is_bound(pvc) => {
+                    Some((claim.clone(), pvc.metadata.uid.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let claim_events = join_all(
+            unbound
+                .iter()
+                .map(|(claim, uid)| self.claim_warnings(ns, claim, uid.as_deref())),
+        );
+        let (pvs, vas, claim_events) = futures::join!(pvs, vas, claim_events);
+        let mut events = Vec::new();
+        for e in claim_events {
+            if let Fetch::Got(v) = e? {
+                events.extend(v);
+            }
+        }
         Ok(ClaimReads {
             pvcs: got,
             pvs,
             attachments: vas?,
+            claim_events: events,
         })
+    }
+
+    /// A claim's Warning events (core/v1: the PV controller records them there), in the model;
+    /// by its uid too, so an earlier claim of the same name does not lend its events.
+    async fn claim_warnings(
+        &self,
+        ns: &str,
+        claim: &str,
+        uid: Option<&str>,
+    ) -> Result<Fetch<Vec<Event>>> {
+        let by_uid = uid
+            .map(|u| format!(",involvedObject.uid={u}"))
+            .unwrap_or_default();
+        let lp = ListParams::default().fields(&format!(
+            "involvedObject.kind=PersistentVolumeClaim,involvedObject.name={claim},type=Warning{by_uid}"
+        ));
+        self.list(
+            Api::<CoreEvent>::namespaced(self.client.clone(), ns),
+            lp,
+            Access::ns("events", ns),
+            |_| true,
+        )
+        .await
+        .map(|f| f.map(|v| v.iter().map(event_from_core).collect::<Vec<_>>()))
     }
 
     /// Chain B: everything else that needs only the pod, side by side, one read per object
@@ -356,6 +404,8 @@ struct ClaimReads {
     pvcs: Vec<(String, Fetch<PersistentVolumeClaim>)>,
     pvs: Vec<Result<Fetch<PersistentVolume>>>,
     attachments: Fetch<Vec<VolumeAttachment>>,
+    /// The Warning events of the claims that are not Bound.
+    claim_events: Vec<Event>,
 }
 
 /// Chain B's answers. A ConfigMap's or Secret's failed check is kept and raised when the case
@@ -372,6 +422,11 @@ struct PodReads {
     other_users: (Vec<Pod>, Vec<Node>),
     drivers: Fetch<Vec<CSIDriver>>,
     classes: Fetch<Vec<StorageClass>>,
+}
+
+/// Whether a claim is Bound (its events then say nothing about the pod's volume any more).
+pub(super) fn is_bound(pvc: &PersistentVolumeClaim) -> bool {
+    pvc.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound")
 }
 
 /// The pod's events from both APIs, as one list.

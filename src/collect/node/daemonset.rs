@@ -175,6 +175,7 @@ pub async fn run_all(
     let result = match created {
         Ok(_) => Ok(probe_nodes(
             client,
+            &name,
             nodes,
             o,
             &id,
@@ -228,6 +229,7 @@ fn node_of(p: &Pod) -> Option<String> {
 #[allow(clippy::too_many_arguments)]
 async fn probe_nodes(
     client: &Client,
+    name: &str,
     nodes: &[String],
     o: &ExecOptions,
     id: &str,
@@ -265,6 +267,12 @@ async fn probe_nodes(
             pause = (pause * 2).min(Duration::from_secs(1));
         }
     };
+    // Why a node got no pod at all, asked once (at the first node's deadline): a DaemonSet whose
+    // status was never written had no controller look at it, which is not a taint.
+    let no_pod_why: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::new();
+    let no_pod_why = &no_pod_why;
+    let ds_api: Api<DaemonSet> = Api::namespaced(client.clone(), &o.namespace);
+    let ds_api = &ds_api;
     let execs = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel::<(String, bool)>();
     let work = futures::future::join_all(nodes.iter().map(|node| {
@@ -276,10 +284,12 @@ async fn probe_nodes(
                 let pod = loop {
                     let (pods, err) = rx.borrow_and_update().clone();
                     if let Some(p) = pods.get(node) {
-                        match exec::started(p) {
+                        match exec::started(p, o.flags) {
                             Ok(true) => break p.clone(),
                             Ok(false) => {}
-                            Err(why) => return Err(Error::Unreachable(format!("node {node}: {why}"))),
+                            Err(why) => {
+                                return Err(Error::Unreachable(format!("node {node}: {why}")))
+                            }
                         }
                     }
                     if tokio::time::Instant::now() >= deadline {
@@ -290,7 +300,18 @@ async fn probe_nodes(
                                 exec::pending_state(Some(p))
                             ),
                             (None, Some(e)) => format!("the probe pods could not be read: {e}"),
-                            (None, None) => "the DaemonSet placed no probe pod on it (a taint with an effect other than NoSchedule/NoExecute? the node gone? `kubectl describe node` says)".to_string(),
+                            (None, None) => no_pod_why
+                                .get_or_init(|| async {
+                                    let got =
+                                        tokio::time::timeout(request_timeout, ds_api.get(name))
+                                            .await;
+                                    match got {
+                                        Ok(Ok(ds)) => why_no_pod(&ds, started.elapsed()),
+                                        _ => why_no_pod_unread(),
+                                    }
+                                })
+                                .await
+                                .clone(),
                         };
                         return Err(Error::Unreachable(format!("node {node}: {why}")));
                     }
@@ -322,6 +343,30 @@ async fn probe_nodes(
         (runs, _) = async { futures::join!(work, progress) } => runs,
         _ = lister => unreachable!("the lister loops until the work is done"),
     }
+}
+
+/// Why the DaemonSet put no pod on a node, from its status. The DaemonSet controller (in
+/// kube-controller-manager) writes `status.observedGeneration` once it has looked at the object
+/// (pkg/controller/daemon/daemon_controller.go storeDaemonSetStatus, v1.36); never written means no
+/// controller runs, and no node gets a pod, whatever its taints.
+pub fn why_no_pod(ds: &DaemonSet, waited: Duration) -> String {
+    let status = ds.status.as_ref();
+    if status.and_then(|s| s.observed_generation).is_none() {
+        return format!(
+            "no DaemonSet controller acted on the probe DaemonSet: its status was never written in {}              (is kube-controller-manager running?), so no node got a probe pod;              `--via pod` (the default) needs no controller",
+            crate::model::node::human_duration(waited)
+        );
+    }
+    let desired = status.map(|s| s.desired_number_scheduled).unwrap_or(0);
+    format!(
+        "the DaemonSet controller placed no probe pod on it ({desired} node(s) got one): a taint          with an effect other than NoSchedule/NoExecute, or the node gone? `kubectl describe node` says"
+    )
+}
+
+/// When the DaemonSet itself could not be read back.
+fn why_no_pod_unread() -> String {
+    "the DaemonSet placed no probe pod on it, and the DaemonSet could not be read back to say why      (no DaemonSet controller running? a taint? the node gone? `kubectl describe node` says)"
+        .to_string()
 }
 
 /// Delete the run's DaemonSet (its pods go with it, by the garbage collector) and then its
@@ -448,6 +493,7 @@ mod tests {
             step_timeout_secs: 5,
             ask: Default::default(),
             syslog_capability: false,
+            flags: exec::ProbeFlags::NODE_CHECK,
         }
     }
 
@@ -491,6 +537,30 @@ mod tests {
                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]},
                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]},
             ])
+        );
+    }
+
+    /// Issue 29: a DaemonSet nobody ever looked at (no status) is a missing controller; one
+    /// whose controller ran and placed pods elsewhere is a node that cannot take the pod.
+    #[test]
+    fn no_status_means_no_controller_not_a_taint() {
+        let never: DaemonSet = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "volmnt-probe-ds-x"},
+        }))
+        .unwrap();
+        let why = why_no_pod(&never, Duration::from_secs(120));
+        assert!(why.contains("no DaemonSet controller acted"), "{why}");
+        assert!(!why.contains("taint"), "{why}");
+        let seen: DaemonSet = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "volmnt-probe-ds-x"},
+            "status": {"observedGeneration": 1, "desiredNumberScheduled": 2,
+                       "currentNumberScheduled": 2, "numberMisscheduled": 0, "numberReady": 2},
+        }))
+        .unwrap();
+        let why = why_no_pod(&seen, Duration::from_secs(120));
+        assert!(
+            why.contains("taint") && why.contains("2 node(s) got one"),
+            "{why}"
         );
     }
 }

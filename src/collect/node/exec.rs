@@ -55,6 +55,28 @@ pub struct ExecOptions {
     /// the kernel ring buffer under kernel.dmesg_restrict=1. Off by default: the opt-in is named
     /// in the announcement and the report.
     pub syslog_capability: bool,
+    /// The flags that set the probe's image and time limit on the command running it, for the
+    /// hints (issue 29: a hint names only flags the command takes).
+    pub flags: ProbeFlags,
+}
+
+/// `node check` sets the probe with `--image` and `--timeout`; `doctor pod --probe-node` with
+/// `--probe-image` and `--probe-timeout`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeFlags {
+    pub image: &'static str,
+    pub timeout: &'static str,
+}
+
+impl ProbeFlags {
+    pub const NODE_CHECK: ProbeFlags = ProbeFlags {
+        image: "--image",
+        timeout: "--timeout",
+    };
+    pub const DOCTOR_POD: ProbeFlags = ProbeFlags {
+        image: "--probe-image",
+        timeout: "--probe-timeout",
+    };
 }
 
 /// The probe pods created and not yet confirmed deleted, shared by every node's task and the
@@ -244,7 +266,7 @@ pub(crate) fn api_error(what: &str, ns: &str, e: kube::Error) -> Error {
         kube::Error::Api(s) if s.code == 404 && s.message.contains("namespaces") => {
             Error::Unreachable(format!(
                 "{what}: namespace {ns} does not exist; `kubectl apply -f deploy/rbac.yaml` creates \
-                 namespace volmnt with the Role the probe needs (or pass --probe-namespace/-n)"
+                 namespace volmnt with the Role the probe needs (or name another probe namespace)"
             ))
         }
         kube::Error::Api(s) => Error::Unreachable(format!("{what}: {} ({} {})", s.message, s.code, s.reason)),
@@ -343,7 +365,7 @@ pub async fn cleanup(client: &Client, pods: &ProbePods, timeout: Duration) -> Ve
 
 /// The pod's state while waiting for it: `Ok(true)` running, `Ok(false)` not yet, `Err` never
 /// will (failed, image cannot be pulled, ...).
-pub(crate) fn started(pod: &Pod) -> std::result::Result<bool, String> {
+pub(crate) fn started(pod: &Pod, flags: ProbeFlags) -> std::result::Result<bool, String> {
     let Some(status) = pod.status.as_ref() else {
         return Ok(false);
     };
@@ -377,11 +399,12 @@ pub(crate) fn started(pod: &Pod) -> std::result::Result<bool, String> {
                     | "RunContainerError"
             ) {
                 return Err(format!(
-                    "the probe container cannot start: {reason}{} (use --image for a reachable image)",
+                    "the probe container cannot start: {reason}{} (use {} for a reachable image)",
                     w.message
                         .as_deref()
                         .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    flags.image
                 ));
             }
         }
@@ -440,6 +463,11 @@ pub async fn node_exists(client: &Client, node: &str, timeout: Duration) -> Resu
     let api: Api<Node> = Api::all(client.clone());
     match tokio::time::timeout(timeout, api.get_metadata_opt(node)).await {
         Ok(Ok(n)) => Ok(n.is_some()),
+        // Reading nodes is volmnt-reader's, not the probe Role's.
+        Ok(Err(kube::Error::Api(s))) if s.code == 403 => Err(Error::Unreachable(format!(
+            "reading node {node}: not allowed by RBAC ({}); the ClusterRole volmnt-reader in deploy/rbac.yaml grants it",
+            s.message
+        ))),
         Ok(Err(e)) => Err(api_error(&format!("reading node {node}"), "", e)),
         Err(_) => Err(Error::Unreachable(format!(
             "reading node {node}: no answer within {timeout:?} (--request-timeout)"
@@ -517,13 +545,14 @@ async fn probe_in_pod(
     loop {
         if tokio::time::Instant::now() >= deadline {
             return Err(Error::Unreachable(format!(
-                "node {node}: the probe pod {ns}/{name} did not start in time (--timeout); it is {}",
+                "node {node}: the probe pod {ns}/{name} did not start in time ({}); it is {}",
+                o.flags.timeout,
                 pending_state(last.as_ref())
             )));
         }
         match tokio::time::timeout(o.request_timeout.min(left()), api.get_opt(name)).await {
             Ok(Ok(Some(p))) => {
-                match started(&p) {
+                match started(&p, o.flags) {
                     Ok(true) => break,
                     Ok(false) => {}
                     Err(why) => {
@@ -598,7 +627,8 @@ pub async fn exec_probe(
     let ((stdout, truncated), (err, _), status) =
         tokio::time::timeout(left(), exec).await.map_err(|_| {
             Error::Unreachable(format!(
-                "node {node}: the probe did not finish in time (--timeout)"
+                "node {node}: the probe did not finish in time ({})",
+                o.flags.timeout
             ))
         })??;
     if truncated {
@@ -725,6 +755,7 @@ mod tests {
             step_timeout_secs: 5,
             ask: Default::default(),
             syslog_capability: false,
+            flags: ProbeFlags::NODE_CHECK,
         }
     }
 
@@ -775,6 +806,25 @@ mod tests {
         assert_eq!(p["metadata"]["labels"]["volmnt.io/probe"], "true");
         assert_eq!(p["metadata"]["labels"]["app.kubernetes.io/name"], "volmnt");
         assert_eq!(p["metadata"]["annotations"]["volmnt.io/node"], "node-7");
+    }
+
+    /// Issue 29: the way out names the flag of the command running the probe.
+    #[test]
+    fn an_image_that_cannot_be_pulled_names_the_commands_own_flag() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "status": {"phase": "Pending", "containerStatuses": [{
+                "name": "probe", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}
+            }]}
+        }))
+        .unwrap();
+        let e = started(&pod, ProbeFlags::DOCTOR_POD).unwrap_err();
+        assert!(
+            e.contains("(use --probe-image for a reachable image)"),
+            "{e}"
+        );
+        let e = started(&pod, ProbeFlags::NODE_CHECK).unwrap_err();
+        assert!(e.contains("(use --image for a reachable image)"), "{e}");
     }
 
     #[test]

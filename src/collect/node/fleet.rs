@@ -130,18 +130,11 @@ async fn run_local(root: Option<PathBuf>, host_proc: bool, timeout: Duration) ->
     .map_err(|e| Error::Unreachable(format!("running the probe: {e}")))?
 }
 
-/// Probe every target (the nodes named, every node of the cluster with `all`, or this
-/// machine), at most `concurrency` at a time, each within `timeout`. The probe pods and
-/// DaemonSets created are recorded in `pods`/`dsets` so the caller deletes them on every path.
-/// `cluster` is connected when the transport is exec, or for `all`/`label`.
-pub async fn check_all(
-    a: &FleetOptions,
-    cluster: Option<&Cluster>,
-    pods: ProbePods,
-    dsets: daemonset::ProbeDaemonSets,
-) -> Result<Vec<Checked>> {
+/// What to probe: this machine (`--local`), the nodes named, or every node of the cluster
+/// (`--all`; over SSH, each at its InternalIP).
+async fn targets_of(a: &FleetOptions, cluster: Option<&Cluster>) -> Result<Vec<ProbeTarget>> {
     let transport = a.transport;
-    let targets: Vec<ProbeTarget> = match (transport, a.all) {
+    Ok(match (transport, a.all) {
         (Transport::Local, _) => vec![ProbeTarget {
             node: a.node_name.clone(),
             address: "local".into(),
@@ -200,22 +193,58 @@ pub async fn check_all(
             }
             t
         }
-    };
+    })
+}
 
-    // A node name that is not in the cluster is a typo, not an unreachable node: refuse the
-    // whole command (exit 2) before anything is created, with the names closest to it.
-    if transport == Transport::Exec && !a.all {
+/// Probe every target (the nodes named, every node of the cluster with `all`, or this
+/// machine), at most `concurrency` at a time, each within `timeout`. The probe pods and
+/// DaemonSets created are recorded in `pods`/`dsets` so the caller deletes them on every path.
+/// `cluster` is connected when the transport is exec, or for `all`/`label`.
+pub async fn check_all(
+    a: &FleetOptions,
+    cluster: Option<&Cluster>,
+    pods: ProbePods,
+    dsets: daemonset::ProbeDaemonSets,
+) -> Result<Vec<Checked>> {
+    let transport = a.transport;
+    let targets = targets_of(a, cluster).await?;
+
+    // The probe pods' namespace must exist (a typo would otherwise fail every node alike):
+    // said once, with the names closest to it; every node is then not checked (exit 3), each
+    // named in the report (issue 29: the CI preflight's JUnit names every node not checked).
+    let no_probe_namespace = if transport == Transport::Exec {
         let cluster = cluster.expect("connected for --exec");
-        let client = cluster.client();
-        let mut missing = Vec::new();
-        for t in &targets {
-            if !exec::node_exists(&client, &t.address, a.request_timeout).await? {
-                missing.push(t.address.clone());
-            }
-        }
-        if !missing.is_empty() {
-            return Err(unknown_nodes(cluster, &missing).await);
-        }
+        cluster.require_namespace(&cluster.namespace).await.err().map(|e| {
+            format!(
+                "namespace {} does not exist, so no probe pod can be created there (-n/--namespace): {e}; `kubectl apply -f deploy/rbac.yaml` creates namespace {} with the Role the probe needs",
+                cluster.namespace,
+                crate::model::node::DEFAULT_PROBE_NAMESPACE
+            )
+        })
+    } else {
+        None
+    };
+    // A node whose existence could not even be read (no rights, no answer) is not checked,
+    // with its own reason; the others go on. A name the cluster does not have is a usage error.
+    let (targets, mut unchecked) = if transport == Transport::Exec && !a.all {
+        let cluster = cluster.expect("connected for --exec");
+        readable_targets(cluster, targets, a.request_timeout).await?
+    } else {
+        (targets, Vec::new())
+    };
+    if let Some(why) = no_probe_namespace {
+        eprintln!("volmnt: {why}");
+        unchecked.extend(targets.into_iter().map(|t| Checked {
+            target: t,
+            elapsed: Duration::ZERO,
+            run: Err(Error::Unreachable(format!("not checked: {why}"))),
+            pods_on_node: None,
+            exec: true,
+        }));
+        return Ok(unchecked);
+    }
+    if targets.is_empty() {
+        return Ok(unchecked);
     }
 
     let exec_opts = cluster.map(|c| ExecOptions {
@@ -226,11 +255,15 @@ pub async fn check_all(
         step_timeout_secs: crate::collect::node::local::step_timeout_for(a.timeout),
         ask: Default::default(),
         syslog_capability: false,
+        flags: exec::ProbeFlags::NODE_CHECK,
     });
     if transport == Transport::Exec && a.via_daemonset {
         let client = cluster.expect("connected for --exec").exec_client();
         let o = exec_opts.expect("exec options");
-        return via_daemonset(a, &client, targets, &o, &dsets, a.request_timeout).await;
+        let mut checked = via_daemonset(a, &client, targets, &o, &dsets, a.request_timeout).await?;
+        checked.extend(unchecked);
+        checked.sort_by_key(|c| c.target.display());
+        return Ok(checked);
     }
     if transport == Transport::Exec {
         let names: Vec<String> = targets.iter().map(|t| t.address.clone()).collect();
@@ -319,8 +352,40 @@ pub async fn check_all(
         }
     }
     let mut checked = checked;
+    checked.extend(unchecked);
     checked.sort_by_key(|c| c.target.display());
     Ok(checked)
+}
+
+/// The named nodes that exist, and those whose existence could not be read (not checked, with
+/// why); a name the cluster does not have is a typo, not an unreachable node: the whole
+/// command is refused (exit 2) before anything is created, with the names closest to it.
+async fn readable_targets(
+    cluster: &Cluster,
+    targets: Vec<ProbeTarget>,
+    request_timeout: Duration,
+) -> Result<(Vec<ProbeTarget>, Vec<Checked>)> {
+    let client = cluster.client();
+    let mut missing = Vec::new();
+    let mut readable = Vec::new();
+    let mut unchecked = Vec::new();
+    for t in targets {
+        match exec::node_exists(&client, &t.address, request_timeout).await {
+            Ok(true) => readable.push(t),
+            Ok(false) => missing.push(t.address.clone()),
+            Err(e) => unchecked.push(Checked {
+                target: t,
+                elapsed: Duration::ZERO,
+                run: Err(Error::Unreachable(format!("not checked: {e}"))),
+                pods_on_node: None,
+                exec: true,
+            }),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(unknown_nodes(cluster, &missing).await);
+    }
+    Ok((readable, unchecked))
 }
 
 /// `--via daemonset`: every node's probe pod from one DaemonSet (collect::node::daemonset).

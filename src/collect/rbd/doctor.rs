@@ -53,9 +53,17 @@ pub async fn holders_for_case(
                     regex::Regex::new(r"(?:cannot reach Ceph: )?`[^`]*` failed \(exit \d+\): ")
                         .expect("static regex")
                 });
+                // The way out `rbd status` gives names its own flags (--ceph-conf, --toolbox,
+                // ...): from `doctor pod`, which takes none of them, it is named as that command
+                // (issue 29: hints name only flags the command takes).
+                let why = CMD.replace(&e.to_string(), "").into_owned();
+                let why = why
+                    .split_once("; check --ceph-conf")
+                    .or_else(|| why.split_once(", or run it inside a Rook toolbox"))
+                    .map_or(why.as_str(), |(w, _)| w)
+                    .to_string();
                 notes.push(format!(
-                    "the holders of {image} were not read from Ceph: {}",
-                    CMD.replace(&e.to_string(), "")
+                    "the holders of {image} were not read from Ceph: {why}; `volmnt rbd status {image}` reads them with --ceph-conf, --id and --keyring, or through a Rook toolbox with --toolbox NAMESPACE/POD"
                 ));
                 continue;
             }

@@ -17,6 +17,7 @@ pub fn apply(case: &Case, _hints: &Hints, accs: &mut Accs) {
                 a.origins.insert("objects");
                 a.fact(line);
                 a.vars.insert("pvc", name.to_string());
+                a.headline = Some(format!("PersistentVolumeClaim {ns}/{name} does not exist"));
             }
             "ConfigMap" | "Secret" => {
                 let a = accs.entry("configmap_or_secret_missing", 0.95);
