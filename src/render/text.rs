@@ -505,7 +505,7 @@ fn where_tag(s: &Step, p: &Paint) -> String {
     match s.acts_at {
         ActsAt::Node => p.dim("[node]"),
         ActsAt::Cluster => p.dim("[cluster]"),
-        ActsAt::Storage => p.magenta("[storage system]"),
+        ActsAt::Storage => p.magenta("[storage]"),
     }
 }
 
