@@ -8,6 +8,7 @@ mod views;
 
 mod adversarial;
 mod advice;
+mod advice_kinds;
 mod architecture;
 mod bounds;
 mod cases;

@@ -448,7 +448,10 @@ fn families_read_from_the_sources() {
         ("smb_share_not_found", "kernel: CIFS: VFS: BAD_NETWORK_NAME: \\\\files\\team"),
         ("smb_access_denied", "kernel: CIFS: VFS: \\\\files failed to connect to IPC (rc=-13)"),
         ("storage_backend_error", "Output: mount error: no mds server is up or the cluster is laggy"),
-        ("storage_backend_error", "iscsid: session 3 login rejected: Initiator failed authentication with target"),
+        // Issue 28: open-iscsi usr/initiator.c "login rejected: initiator failed authorization"
+        // (ISCSI_LOGIN_STATUS_AUTH_FAILED, iscsiadm exit 24) is the target refusing the CHAP
+        // credentials or the initiator name, not a storage fault.
+        ("storage_credentials_rejected", "iscsid: session 3 login rejected: Initiator failed authentication with target"),
         // ceph-csi credentials.go.
         ("configmap_or_secret_missing", "rpc error: code = InvalidArgument desc = stage secrets cannot be nil or empty"),
         // Cloud APIs refusing the attach.

@@ -146,6 +146,13 @@ const WORDINGS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "mkfs_options_rejected",
+        &[
+            "mkfs refused the options it was given for PersistentVolume {pv}; device {device} is still blank",
+            "mkfs refused the options it was given for PersistentVolume {pv}; the device is still blank",
+        ],
+    ),
+    (
         "invalid_mount_option",
         &[
             "PersistentVolume {pv} passes mount options {fstype} does not take ({options})",
@@ -253,6 +260,13 @@ const WORDINGS: &[(&str, &[&str])] = &[
         &[
             "the kernel of node {node} has no {module}",
             "the kernel of node {node} has no driver for this filesystem or transport",
+        ],
+    ),
+    (
+        "kernel_module_mismatch",
+        &[
+            "kernel module {module} on node {node} does not fit the running kernel",
+            "a kernel module on node {node} does not fit the running kernel",
         ],
     ),
     (

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::literals::{literal_needs, Need};
 use super::os::{ClientDef, OsDef, OsFields, OsKnowledge, PackageManagerDef};
-use crate::model::report::StepKind;
+use crate::model::report::{ActsAt, StepKind};
 
 /// The knowledge file, embedded so the binary needs nothing beside it.
 pub const KNOWLEDGE_YAML: &str = include_str!("knowledge.yaml");
@@ -132,6 +132,11 @@ pub struct StepDef {
     /// A service to act on, rendered for the node's init system.
     #[serde(default)]
     pub service: Option<ServiceDef>,
+    /// Where the step is done (`node`, `cluster`, `storage`: the array, the NFS server, Ceph,
+    /// the cloud's API). Required for a step without a command; otherwise read from the
+    /// command (`steps::acts_at`).
+    #[serde(default)]
+    pub at: Option<ActsAt>,
 }
 
 /// `explain_when:` one explanation for the cases that know `when`.
@@ -578,6 +583,18 @@ fn check_steps(
             if a != "restart_pod" {
                 return Err(format!("{cause}: unknown action {a}"));
             }
+        }
+        // Who acts where must be said for a step whose command does not say it.
+        if s.command.is_none()
+            && s.install.is_none()
+            && s.action.is_none()
+            && s.service.is_none()
+            && s.at.is_none()
+        {
+            return Err(format!(
+                "{cause}: {what} step {:?} has no command: say where it is done (`at: node|cluster|storage`)",
+                s.text
+            ));
         }
         match s.kind {
             Some(StepKind::Check) => checked = true,

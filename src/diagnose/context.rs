@@ -90,7 +90,13 @@ pub struct MsgContext {
     /// Mount options no manual lists for this filesystem.
     pub unusual_options: Vec<String>,
     pub volume: Option<VolumeHint>,
+    /// The message itself, whole up to a bound (evidence quotes are cut): names it gives late
+    /// (the VM a disk is attached to, the rbd CLI's hint) are read from here.
+    pub text: String,
 }
+
+/// Most of a message kept in its context.
+const MAX_CONTEXT_TEXT: usize = 16 * 1024;
 
 /// Family of an fstype as mount(8) names it.
 pub fn family_of_fstype(fstype: &str) -> FsFamily {
@@ -208,6 +214,13 @@ pub fn context_for(text: &str, hints: &Hints) -> MsgContext {
         fstype,
         unusual_options,
         volume,
+        text: {
+            let mut end = MAX_CONTEXT_TEXT.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text[..end].to_string()
+        },
     }
 }
 

@@ -7,8 +7,6 @@
 
 use std::collections::BTreeSet;
 
-use regex::Regex;
-
 use super::catalogue::{catalogue, About, EvidenceRule, Mounter, RULE_KINDS};
 use super::context::{Hints, VolumeHint};
 use super::facts;
@@ -376,21 +374,10 @@ fn programs_of(accs: &Accs) -> Vec<String> {
 /// The kernel module a finding's message names (`Module rbd not found`), for
 /// `module_unavailable: "{module}"`.
 fn module_of(accs: &Accs) -> Option<String> {
-    static MODULE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"Module ([a-z0-9_]+) not found|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module|running modprobe args: \[([a-z0-9_]+)")
-            .expect("static regex")
-    });
     accs.list
         .iter()
         .flat_map(|a| a.evidence.iter())
-        .find_map(|e| {
-            let c = MODULE.captures(&e.text)?;
-            c.get(1)
-                .or(c.get(2))
-                .or(c.get(3))
-                .or(c.get(4))
-                .map(|m| m.as_str().to_string())
-        })
+        .find_map(|e| super::text::kernel_module_in(&e.text))
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ pub mod messages;
 pub mod node_check;
 pub mod options;
 pub mod os;
+pub mod os_steps;
 mod rank;
 pub use crate::model::report;
 pub mod rules;

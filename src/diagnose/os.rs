@@ -12,7 +12,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PackageManagerDef {
-    pub install: String,
+    /// `None` where nothing is installed by a command (NixOS: declared in the configuration;
+    /// Ubuntu Core: snaps only).
+    #[serde(default)]
+    pub install: Option<String>,
+    /// What makes a declared change take effect (`sudo nixos-rebuild switch`).
+    #[serde(default)]
+    pub apply: Option<String>,
     /// Read-only: whether the packages are installed.
     #[serde(default)]
     pub query: Option<String>,
@@ -54,14 +60,33 @@ pub struct OsFields {
     pub packages: BTreeMap<String, Option<String>>,
     #[serde(default)]
     pub repo_notes: BTreeMap<String, String>,
+    /// Logical service -> the OS's unit or OpenRC service; `null`: the OS has none.
     #[serde(default)]
-    pub services: BTreeMap<String, String>,
+    pub services: BTreeMap<String, Option<String>>,
     #[serde(default)]
     pub modules_load: Option<String>,
     #[serde(default)]
     pub ships: Vec<String>,
     #[serde(default)]
     pub extensions: BTreeMap<String, String>,
+    /// What an expert says first about this OS, by topic (`NOTE_KEYS`): `install` before any
+    /// install (an end-of-life mirror, a registration), `statd`, `root`, `kubelet`, ...
+    #[serde(default)]
+    pub notes: BTreeMap<String, String>,
+    /// Clients whose package in the default repositories is not verified: the install is
+    /// preceded by the package manager's availability check, never asserted.
+    #[serde(default)]
+    pub unverified: Vec<String>,
+    /// Directories that are read-only by design (an image-based root, ostree's /usr).
+    #[serde(default)]
+    pub read_only: Vec<String>,
+    /// Directories under those that are writable all the same (Bottlerocket's /var).
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// How the kubelet runs: `host` (default) or `container` (its own image's helpers; it
+    /// cannot start host services such as rpc-statd on demand).
+    #[serde(default)]
+    pub kubelet: Option<String>,
 }
 
 /// One entry of `operating_systems`.
@@ -87,14 +112,33 @@ pub struct OsDef {
     pub packages: BTreeMap<String, Option<String>>,
     #[serde(default)]
     pub repo_notes: BTreeMap<String, String>,
+    /// Logical service -> the OS's unit or OpenRC service; `null`: the OS has none.
     #[serde(default)]
-    pub services: BTreeMap<String, String>,
+    pub services: BTreeMap<String, Option<String>>,
     #[serde(default)]
     pub modules_load: Option<String>,
     #[serde(default)]
     pub ships: Vec<String>,
     #[serde(default)]
     pub extensions: BTreeMap<String, String>,
+    /// What an expert says first about this OS, by topic (`NOTE_KEYS`): `install` before any
+    /// install (an end-of-life mirror, a registration), `statd`, `root`, `kubelet`, ...
+    #[serde(default)]
+    pub notes: BTreeMap<String, String>,
+    /// Clients whose package in the default repositories is not verified: the install is
+    /// preceded by the package manager's availability check, never asserted.
+    #[serde(default)]
+    pub unverified: Vec<String>,
+    /// Directories that are read-only by design (an image-based root, ostree's /usr).
+    #[serde(default)]
+    pub read_only: Vec<String>,
+    /// Directories under those that are writable all the same (Bottlerocket's /var).
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// How the kubelet runs: `host` (default) or `container` (its own image's helpers; it
+    /// cannot start host services such as rpc-statd on demand).
+    #[serde(default)]
+    pub kubelet: Option<String>,
 }
 
 /// What is known of one node OS, its family's defaults merged in.
@@ -114,10 +158,18 @@ pub struct OsProfile {
     /// Client → package; `None` when no default repository has it.
     pub packages: BTreeMap<String, Option<String>>,
     pub repo_notes: BTreeMap<String, String>,
-    pub services: BTreeMap<String, String>,
+    /// Logical service -> its name on this OS; `None`: the OS has no such service.
+    pub services: BTreeMap<String, Option<String>>,
     pub modules_load: String,
     pub ships: Vec<String>,
     pub extensions: BTreeMap<String, String>,
+    pub notes: BTreeMap<String, String>,
+    pub unverified: Vec<String>,
+    /// Read-only directories by design, and the writable ones under them.
+    pub read_only: Vec<String>,
+    pub writable: Vec<String>,
+    /// `host` or `container`.
+    pub kubelet: String,
 }
 
 impl OsProfile {
@@ -132,16 +184,45 @@ impl OsProfile {
             "shell" => &self.shell,
             "security" => &self.security,
             "modules_load" => &self.modules_load,
+            "kubelet" => &self.kubelet,
+            "root" => {
+                if self.read_only.is_empty() {
+                    "read-write"
+                } else {
+                    "read-only"
+                }
+            }
             _ => return None,
         })
     }
 
-    /// The OS's name for a service (`statd` → `rpc-statd` or `rpc.statd`).
+    /// The OS's name for a service (`statd` → `rpc-statd` or `rpc.statd`); the logical name
+    /// when the OS has none (see [`OsProfile::has_service`]).
     pub fn service(&self, logical: &str) -> String {
-        self.services
-            .get(logical)
-            .cloned()
-            .unwrap_or_else(|| logical.to_string())
+        match self.services.get(logical) {
+            Some(Some(s)) => s.clone(),
+            _ => logical.to_string(),
+        }
+    }
+
+    /// Whether the OS has the service at all (Bottlerocket has no rpc.statd, no iscsid).
+    pub fn has_service(&self, logical: &str) -> bool {
+        !matches!(self.services.get(logical), Some(None))
+    }
+
+    /// Whether a path can be written on this node: not under a read-only directory, or under
+    /// one of the writable directories below it.
+    pub fn writable_path(&self, path: &str) -> bool {
+        let under = |dir: &String| {
+            let d = dir.trim_end_matches('/');
+            d.is_empty() || path == d || path.starts_with(&format!("{d}/"))
+        };
+        self.writable.iter().any(under) || !self.read_only.iter().any(under)
+    }
+
+    /// The note on a topic, when the OS has one.
+    pub fn note(&self, topic: &str) -> Option<&str> {
+        self.notes.get(topic).map(String::as_str)
     }
 
     pub fn ships(&self, client: &str) -> bool {
@@ -159,8 +240,34 @@ pub const DELIVERIES: &[&str] = &[
     "machine-config",
     "extension",
     "image",
+    "declarative",
 ];
-pub const MODULES_LOAD: &[&str] = &["systemd", "alpine", "none"];
+/// How a module is loaded at every boot: `systemd` (/etc/modules-load.d), `alpine`
+/// (/etc/modules, OpenRC's modules service), `machine-config` (a MachineConfig writing
+/// /etc/modules-load.d), `talos` (machine.kernel.modules), `bottlerocket` (the
+/// kernel.modules settings), `k3os` (config.yaml), `nixos` (boot.kernelModules), `none`.
+pub const MODULES_LOAD: &[&str] = &[
+    "systemd",
+    "alpine",
+    "machine-config",
+    "talos",
+    "bottlerocket",
+    "k3os",
+    "nixos",
+    "none",
+];
+pub const KUBELETS: &[&str] = &["host", "container"];
+/// The topics an OS's `notes:` may have.
+pub const NOTE_KEYS: &[&str] = &[
+    "install",
+    "statd",
+    "root",
+    "kubelet",
+    "modules",
+    "iscsi",
+    "multipath",
+    "shell",
+];
 /// The keys a step's `when:` may test.
 pub const WHEN_KEYS: &[&str] = &[
     "os",
@@ -171,6 +278,8 @@ pub const WHEN_KEYS: &[&str] = &[
     "shell",
     "security",
     "modules_load",
+    "kubelet",
+    "root",
 ];
 
 /// Everything about node OSes the knowledge holds, checked.
@@ -215,6 +324,11 @@ impl OsKnowledge {
                 modules_load: f.modules_load.clone().unwrap_or_else(|| "none".into()),
                 ships: f.ships.clone(),
                 extensions: f.extensions.clone(),
+                notes: f.notes.clone(),
+                unverified: f.unverified.clone(),
+                read_only: f.read_only.clone(),
+                writable: f.writable.clone(),
+                kubelet: f.kubelet.clone().unwrap_or_else(|| "host".into()),
             };
             fams.insert(id.clone(), p);
         }
@@ -236,16 +350,33 @@ impl OsKnowledge {
                 (&mut p.shell, &d.shell),
                 (&mut p.security, &d.security),
                 (&mut p.modules_load, &d.modules_load),
+                (&mut p.kubelet, &d.kubelet),
             ] {
                 if let Some(v) = v {
                     *slot = v.clone();
                 }
             }
+            // A package the OS's own repositories have replaces its family's note on where
+            // to find it (unless the OS says something of its own about it).
+            for (c, pkg) in &d.packages {
+                if pkg.is_some() && !d.repo_notes.contains_key(c) {
+                    p.repo_notes.remove(c);
+                }
+            }
             p.packages.extend(d.packages.clone());
             p.repo_notes.extend(d.repo_notes.clone());
             p.services.extend(d.services.clone());
-            p.ships.extend(d.ships.clone());
+            // An OS's own list of what it ships replaces its family's.
+            if !d.ships.is_empty() {
+                p.ships = d.ships.clone();
+            }
             p.extensions.extend(d.extensions.clone());
+            p.notes.extend(d.notes.clone());
+            p.unverified.extend(d.unverified.clone());
+            if !d.read_only.is_empty() {
+                p.read_only = d.read_only.clone();
+                p.writable = d.writable.clone();
+            }
             let re = Regex::new(&d.regex).map_err(|e| format!("os {}: {e}", d.id))?;
             out.push((p, re));
         }
@@ -260,6 +391,15 @@ impl OsKnowledge {
                 &p.modules_load,
                 MODULES_LOAD,
             )?;
+            check(&format!("{what} kubelet"), &p.kubelet, KUBELETS)?;
+            for k in p.notes.keys() {
+                check(&format!("{what} notes"), k, NOTE_KEYS)?;
+            }
+            for w in p.writable.iter().chain(&p.read_only) {
+                if !w.starts_with('/') {
+                    return Err(format!("{what}: writable path {w} is not absolute"));
+                }
+            }
             if let Some(m) = &p.manager {
                 if !managers.contains_key(m) {
                     return Err(format!("{what}: unknown package manager {m}"));
@@ -271,6 +411,7 @@ impl OsKnowledge {
                 .chain(p.ships.iter())
                 .chain(p.extensions.keys())
                 .chain(p.repo_notes.keys())
+                .chain(p.unverified.iter())
             {
                 if !clients.contains_key(c) {
                     return Err(format!("{what}: unknown client {c}"));
@@ -311,10 +452,20 @@ impl OsKnowledge {
             })
     }
 
-    /// The install command of `packages` with `manager`.
+    /// The install command of `packages` with `manager` (`None` for a manager that installs
+    /// nothing by command: NixOS's declarations, Ubuntu Core's snaps).
     pub fn install_command(&self, manager: &str, packages: &str) -> Option<String> {
         self.managers
             .get(manager)
-            .map(|m| m.install.replace("{packages}", packages))
+            .and_then(|m| m.install.as_ref())
+            .map(|i| i.replace("{packages}", packages))
+    }
+
+    /// The read-only command that says whether an enabled repository offers `packages`.
+    pub fn available_command(&self, manager: &str, packages: &str) -> Option<String> {
+        self.managers
+            .get(manager)
+            .and_then(|m| m.available.as_ref())
+            .map(|i| i.replace("{packages}", packages))
     }
 }

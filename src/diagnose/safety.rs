@@ -4,14 +4,22 @@
 //!   running pod on that node uses, an RBD lock or watch held by a node where a running pod
 //!   uses the image, a device of a volume a running pod has mounted;
 //! - its command reads something the current credentials were just refused;
-//! - it is destructive and no read-only check and no backup step stand before it.
+//! - it is destructive and no read-only check and no backup step stand before it;
+//! - it weakens the node's or the storage's security to get a volume mounted (root squashing
+//!   off, SELinux or AppArmor off or permissive, a mode for everyone, a privileged pod);
+//! - it unmounts or re-binds a pod's volume path and no read-only step before it shows that pod
+//!   gone from the node (`crictl pods`): a lazy unmount under a running pod leaves the container
+//!   writing into the node's own disk, and kubelet does not mount a running pod's volume again;
+//! - it repairs or rewrites a disk multipathd holds as a path of one of its maps.
 //!
 //! Nothing else builds report steps: `steps::render_steps` produces them and `vet` filters
 //! them, for every finding, in `diagnose::finish`.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use k8s_openapi::api::core::v1::Pod;
+use regex::Regex;
 
 use crate::model::report::{Step, StepKind, Target, Withheld};
 use crate::model::{Case, Denied};
@@ -54,6 +62,8 @@ pub struct Live {
     nodes: Vec<(String, Vec<String>)>,
     /// RBD holders judged live (`what` as `rbd status` says it).
     live_holders: Vec<String>,
+    /// (map, path device) of the node's multipath maps (`sdb` under `mpatha`).
+    multipath_paths: Vec<(String, String)>,
 }
 
 fn state_of(pod: &Pod) -> String {
@@ -143,7 +153,25 @@ impl Live {
                 live.live_holders.push(j.what.clone());
             }
         }
+        if let Some(mp) = case.node_facts.as_ref().and_then(|f| f.multipath.as_ref()) {
+            for m in &mp.maps {
+                for p in &m.paths {
+                    live.multipath_paths.push((m.name.clone(), p.clone()));
+                }
+            }
+        }
         live
+    }
+
+    /// The multipath map a command would act under: it names one of the map's path devices.
+    fn multipath_map_of(&self, command: &str) -> Option<String> {
+        self.multipath_paths.iter().find_map(|(map, path)| {
+            let dev = format!("/dev/{path}");
+            command
+                .split(|c: char| c.is_whitespace() || c == ';' || c == '\'' || c == '"')
+                .any(|w| w == dev)
+                .then(|| format!("multipathd holds /dev/{path} as a path of its map {map}: a repair or rewrite of one path writes under the map"))
+        })
     }
 
     /// The node whose address is `host` (an RBD client address's host part), or the name itself.
@@ -423,6 +451,48 @@ fn refused_read<'a>(command: &str, denied: &'a [Denied]) -> Option<&'a Denied> {
     })
 }
 
+/// Advice that weakens security to get a volume mounted, in a step's command or its text: no
+/// fix may give it (the advice matrix checks the knowledge never does; this gate holds it for
+/// whatever a name read from a message could add).
+static WEAKENS_SECURITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bno_root_squash\b|\bno_all_squash\b|\bsetenforce\s+(0|permissive)\b|",
+        r"\bSELINUX=(disabled|permissive)\b|\bselinux=0\b|\benforcing=0\b|\bapparmor=0\b|",
+        r"\baa-(teardown|disable|complain)\b|\bsystemctl\s+(stop|disable|mask)\s+apparmor\b|",
+        r"\b(disable|turn\s+off|switch\s+off)\s+(selinux|apparmor)\b|\b(selinux|apparmor)\s+off\b|",
+        r"\bchmod\s+(-R\s+)?(0?777|a\+rwx|ugo\+rwx|o\+w)\b|",
+        r"\bprivileged:\s*true\b|--privileged\b|\b(run|runs|running|make|set|give)\b[^.;:]{0,40}\bprivileged\b"
+    ))
+    .expect("static regex")
+});
+
+/// What in a step weakens security, if anything.
+pub fn weakens_security(s: &Step) -> Option<String> {
+    [s.command.as_deref(), Some(s.text.as_str())]
+        .into_iter()
+        .flatten()
+        .find_map(|t| WEAKENS_SECURITY.find(t).map(|m| m.as_str().to_string()))
+}
+
+/// An unmount, lazy unmount or bind change of a path under a pod's volume directory.
+static UNMOUNTS_POD_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bumount\b[^;&|]*?/pods/|\bmount\s+(?:--bind|--rbind|--move|--make-\S+|-o\s+\S*\bbind\b)[^;&|]*?/pods/")
+        .expect("static regex")
+});
+
+/// Whether a command unmounts or re-binds a pod's path.
+pub fn unmounts_pod_path(command: &str) -> bool {
+    UNMOUNTS_POD_PATH.is_match(command)
+}
+
+/// A read-only step that shows a pod gone from the node (no sandbox of it left there).
+fn shows_pod_gone(s: &Step) -> bool {
+    s.kind == StepKind::Check
+        && s.command
+            .as_deref()
+            .is_some_and(|c| c.contains("crictl pods"))
+}
+
 /// Filter one finding's steps. `checked_before`: a read-only check already stands before this
 /// list (the finding's confirm steps).
 pub fn vet(
@@ -436,6 +506,7 @@ pub fn vet(
     let mut withheld = Vec::new();
     let mut checked = checked_before;
     let mut backed_up = false;
+    let mut pod_gone_shown = false;
     for s in steps {
         let reason = s
             .targets
@@ -455,6 +526,25 @@ pub fn vet(
             .or_else(|| {
                 (s.kind == StepKind::Destructive && s.command.is_some() && s.targets.is_empty())
                     .then(|| "what it acts on is not known, so its safety cannot be checked".to_string())
+            })
+            .or_else(|| {
+                weakens_security(&s).map(|w| {
+                    format!("it weakens the node's or the storage's security (`{w}`), which no fix may do")
+                })
+            })
+            .or_else(|| {
+                let cmd = s.command.as_deref()?;
+                (unmounts_pod_path(cmd) && !pod_gone_shown).then(|| {
+                    "it unmounts a pod's volume path, and no read-only step before it shows the pod gone from the node (under a running pod the container would write into the node's own disk)".to_string()
+                })
+            })
+            .or_else(|| {
+                let cmd = s.command.as_deref()?;
+                if s.kind == StepKind::Destructive || s.targets.iter().any(|t| matches!(t, Target::Device { .. })) {
+                    live.multipath_map_of(cmd)
+                } else {
+                    None
+                }
             });
         match reason {
             Some(reason) => {
@@ -475,6 +565,7 @@ pub fn vet(
                     StepKind::Backup if s.command.is_some() => backed_up = true,
                     _ => {}
                 }
+                pod_gone_shown |= shows_pod_gone(&s);
                 kept.push(s);
             }
         }

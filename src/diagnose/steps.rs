@@ -1,26 +1,26 @@
 //! Turning catalogue steps into this case's commands: names filled in, install commands for the
 //! node's OS, and the facts of context shown as evidence.
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use k8s_openapi::api::core::v1::Volume;
 use regex::Regex;
 
-use super::catalogue::{catalogue, CauseDef, FsFamily, ServiceDef, StepDef, VariantDef};
+use super::catalogue::{catalogue, CauseDef, FsFamily, StepDef, VariantDef};
 use super::context::MsgContext;
 use super::findings::Acc;
 use super::holders::notready_holder;
-use super::options::Options;
 use super::os::OsProfile;
-use super::text::{clip, normalize};
+pub use super::os_steps::{
+    acts_at, node_os, os_family, profile_of, runs_on_node, Vars, STATIC_UNITS,
+};
+use super::os_steps::{for_node_shell, install_steps, lacks_service, service_command};
+use super::text::{clip, kernel_module_in, normalize};
 use super::volume_kinds::client_for;
 /// Where the client functions were first defined, kept for callers.
 pub use super::volume_kinds::{client_in_text, client_of, client_of_program};
-use crate::model::report::{Evidence, NodeOs, Step, StepKind, Target};
+use crate::model::report::{ActsAt, Evidence, NodeOs, Step, StepKind, Target};
 use crate::model::Case;
-
-pub type Vars = BTreeMap<&'static str, String>;
 
 /// volmnt features that exist in this build. Steps that need another (`requires:` in the
 /// knowledge file) are not offered, so the report never tells an operator to run a command
@@ -48,9 +48,57 @@ static MISSING_KEY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 static RBD_IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)")
+    Regex::new(r"\bimage (\S+) is (?:locked by other nodes|still being used)|running rbd args: \[[^\]]*?\bmap ([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)")
         .expect("static regex")
 });
+/// The rbd CLI's hint after a feature mismatch names the image and the features to disable
+/// (ceph src/tools/rbd/action/Kernel.cc: `You can disable features unsupported by the kernel
+/// with "rbd feature disable POOL/IMAGE F1 F2..."`).
+static RBD_FEATURE_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"rbd feature disable ([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+){1,2})((?: [a-z][a-z-]*)+)"#,
+    )
+    .expect("static regex")
+});
+/// The kernel's own line (linux drivers/block/rbd.c rbd_dev_v2_features): `rbd: image NAME:
+/// image uses unsupported features: 0x38`.
+static RBD_FEATURE_MASK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"rbd: image ([A-Za-z0-9_.-]+): image uses unsupported features: 0x([0-9a-fA-F]+)")
+        .expect("static regex")
+});
+/// A managed file service's NFS endpoint: Amazon EFS and FSx, Azure Files.
+/// FSx for ONTAP names an SVM's NFS endpoint `svm-ID.fs-ID.fsx.REGION.amazonaws.com` (AWS FSx for
+/// NetApp ONTAP user guide, "Accessing data": SVM endpoints); FSx for OpenZFS `fs-ID.fsx...`.
+static MANAGED_NFS_HOST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(fs-[0-9a-f]{8,17})\.efs\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|(?:[a-z0-9-]+\.)*(fs-[0-9a-f]{8,17})\.fsx\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|([a-z0-9]{3,24})\.(?:privatelink\.)?file\.core\.(?:windows\.net|chinacloudapi\.cn|usgovcloudapi\.net))\.?$")
+        .expect("static regex")
+});
+/// The VM the cloud says a disk is attached to: Azure Compute's "already owned by VM 'W'",
+/// GCE's "is already being used by '.../instances/I'".
+static OWNER_VM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)already owned by VM '?([^'\s]+?)'?(?:[.\s]|$)|is already being used by '?(?:[^'\s]*/instances/)([^'\s/]+)'?")
+        .expect("static regex")
+});
+/// An Azure managed disk's resource id, as azuredisk and Azure Compute name it.
+static AZURE_DISK_ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(/subscriptions/[A-Za-z0-9-]+/resourceGroups/[A-Za-z0-9._()-]+/providers/Microsoft\.Compute/disks/[A-Za-z0-9._-]+)")
+        .expect("static regex")
+});
+/// azuredisk-csi-driver: "disk(%s) already attached to node(%s), could not be attached to
+/// node(%s)": the node that still has it.
+static ATTACHED_TO_NODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"already attached to node\(([^)\s]+)\), could not be attached")
+        .expect("static regex")
+});
+/// kubernetes-csi/external-attacher pkg/controller/csi_handler.go getNodeID: "CSINode %s does
+/// not contain driver %s": the node and the driver, both named.
+static CSINODE_DRIVER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"CSINode ([a-z0-9][a-z0-9.-]*) does not contain driver ([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])")
+        .expect("static regex")
+});
+/// An EFS file system id in a volume handle (`fs-0123abcd`, `fs-0123abcd::fsap-...`).
+static EFS_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(fs-[0-9a-f]{8,17})(?:$|:)").expect("static regex"));
 static PVC_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"persistentvolumeclaims? "([^"]+)" not found|PVC (?:"[^"]+"/)?"?([a-z0-9.-]+/)?([a-z0-9.-]+)"? has non-bound"#)
         .expect("static regex")
@@ -65,11 +113,6 @@ static ENDPOINT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:dial tcp|connect to|connecting to|portal:?)\s+\[?([0-9A-Za-z][0-9A-Za-z.:-]*?[0-9A-Za-z])\]?:(\d{2,5})\b")
         .expect("static regex")
 });
-/// `modprobe: FATAL: Module rbd not found`, `modprobe rbd`, `failed to load rbd module`.
-static KERNEL_MODULE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:Module ([a-z0-9_]+) not found|running modprobe args: \[([a-z0-9_]+)|modprobe:? (?:ERROR: could not insert '|FATAL: Module )?([a-z0-9_]+)|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module)")
-        .expect("static regex")
-});
 /// `nfs-server.storage.svc.cluster.local`: a Service's cluster DNS name.
 static SERVICE_DNS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?)\.([a-z0-9]([a-z0-9-]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?$")
@@ -80,9 +123,11 @@ static KERNEL_DEVICE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:XFS|EXT4-fs|EXT3-fs|BTRFS[a-z ]*) \(((?:sd|vd|xvd|nvme|rbd|nbd|dm-|drbd|loop)[a-z0-9p-]*)\)")
         .expect("static regex")
 });
-/// The path a `permission denied` names: `mkdir /var/lib/x: permission denied`.
+/// The path a failed file operation names, as Go's *PathError prints it (`mkdir /var/lib/x:
+/// permission denied`, `chmod /x: operation not permitted`, `mkdir /mnt/d: read-only file
+/// system`), or as C tools print errno after it.
 static DENIED_PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:mkdir|open|stat|lstat|chmod|chown|lchown|mount|rmdir|unlinkat|openat|create|setxattr|lsetxattr)(?:\(\))? (/[A-Za-z0-9._/@+=-]+):? (?:[a-z ]*: )?[Pp]ermission denied")
+    Regex::new(r"(?i)(?:mkdir|mkdirall|open|stat|lstat|chmod|chown|lchown|mount|rmdir|unlinkat|openat|create|setxattr|lsetxattr|symlink|remove)(?:\(\))? (/[A-Za-z0-9._/@+=~-]+):? (?:[a-z ]*: )?(?:permission denied|operation not permitted|read-only file system|not a directory|no such file or directory)")
         .expect("static regex")
 });
 /// nfs-utils utils/mount/error.c: `mount.nfs: access denied by server while mounting %s`.
@@ -145,10 +190,13 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         error_vars(ctx, &mut v);
     }
     // Names read out of the quoted messages themselves.
+    // Evidence quotes are cut to a length: the strongest message, read whole, is added, so a
+    // name it gives late (the rbd CLI's hint, the VM that holds a disk) is not lost.
     let text: String = acc
         .evidence
         .iter()
         .map(|e| e.text.as_str())
+        .chain(acc.ctx.as_ref().map(|c| c.text.as_str()))
         .collect::<Vec<_>>()
         .join("\n");
     object_vars(case, &text, &mut v);
@@ -156,6 +204,12 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
     client_vars(&text, &mut v);
     backend_vars(&mut v);
     device_and_path_vars(&text, &mut v);
+    // (Evidence quotes are cut to a length: the mount's target, read whole, names the snap's
+    // kubelet directory too.)
+    if runs_microk8s(case, &text) || v.values().any(|x| x.contains("/var/snap/microk8s/")) {
+        v.insert("microk8s", "true".into());
+    }
+    multipath_vars(case, &mut v);
     if let Some(uid) = case
         .pod
         .as_ref()
@@ -181,6 +235,53 @@ pub fn vars_for(case: &Case, acc: &Acc) -> Vars {
         v.insert("device_check", d);
     }
     v
+}
+
+/// Whether the node runs MicroK8s: its node label, the node's kubelet as its facts show it, or
+/// the snap's kubelet directory in a message.
+fn runs_microk8s(case: &Case, text: &str) -> bool {
+    let labelled = case
+        .node()
+        .and_then(|n| n.metadata.labels.as_ref())
+        .is_some_and(|l| l.keys().any(|k| k.starts_with("microk8s.io/")));
+    let flavour = case
+        .node_facts
+        .as_ref()
+        .and_then(|f| f.kubelet.as_ref())
+        .and_then(|k| k.flavour.as_deref())
+        == Some("microk8s");
+    labelled || flavour || text.contains("/var/snap/microk8s/")
+}
+
+/// What the node's multipathd says about the volume's device: a map that holds it as one of its
+/// paths (then nothing may check or repair the path device underneath), and a `find_multipaths
+/// strict` that leaves new LUNs unclaimed (an empty `multipath -ll` says so).
+fn multipath_vars(case: &Case, v: &mut Vars) {
+    let Some(mp) = case.node_facts.as_ref().and_then(|f| f.multipath.as_ref()) else {
+        return;
+    };
+    if let Some(fm) = mp.find_multipaths.as_deref() {
+        let fm = fm.trim_matches(|c| c == '"' || c == '\'');
+        v.insert("find_multipaths", fm.to_string());
+        if fm == "strict" {
+            v.insert("find_multipaths_strict", "true".into());
+            if mp.listed && mp.maps.is_empty() {
+                v.insert("multipath_maps_empty", "true".into());
+            }
+        }
+    }
+    if let Some(dev) = v.get("device").cloned() {
+        let base = dev.trim_start_matches("/dev/").to_string();
+        if let Some(m) = mp
+            .maps
+            .iter()
+            .find(|m| m.paths.contains(&base) || m.dm.as_deref() == Some(base.as_str()))
+        {
+            if m.dm.as_deref() != Some(base.as_str()) {
+                v.insert("multipath_held", m.name.clone());
+            }
+        }
+    }
 }
 
 /// The pod, its namespace, its node and its controller.
@@ -396,7 +497,13 @@ fn object_vars(case: &Case, text: &str, v: &mut Vars) {
 fn storage_vars(text: &str, v: &mut Vars) {
     if !v.contains_key("image") {
         if let Some(c) = RBD_IMAGE.captures(text) {
-            let img = c[1].trim_end_matches(['"', '\\']).to_string();
+            // ceph-csi's exec error names the image it maps: `rbd args: [... map POOL/IMAGE ...]`.
+            let img = c
+                .get(1)
+                .or(c.get(2))
+                .map_or("", |m| m.as_str())
+                .trim_end_matches(['"', '\\'])
+                .to_string();
             // `rbd: image foo is locked` names the image without its pool: not enough for a
             // command (`rbd` would look in the default pool).
             if img.contains('/') {
@@ -404,6 +511,40 @@ fn storage_vars(text: &str, v: &mut Vars) {
             } else {
                 v.insert("image_name", img);
             }
+        }
+    }
+    if let Some(c) = OWNER_VM.captures(text) {
+        if let Some(vm) = c.get(1).or(c.get(2)) {
+            let vm = vm.as_str().rsplit('/').next().unwrap_or(vm.as_str());
+            v.insert("owner_vm", vm.to_string());
+        }
+    }
+    if let Some(c) = CSINODE_DRIVER.captures(text) {
+        v.entry("node").or_insert_with(|| c[1].to_string());
+        v.entry("driver").or_insert_with(|| c[2].to_string());
+    }
+    if let Some(c) = AZURE_DISK_ID.captures(text) {
+        v.entry("azure_disk").or_insert_with(|| c[1].to_string());
+    }
+    if let Some(c) = ATTACHED_TO_NODE.captures(text) {
+        // Older drivers print the VM's resource id: its last segment is the node's name.
+        let n = c[1].rsplit('/').next().unwrap_or(&c[1]).to_string();
+        v.entry("other_node").or_insert(n);
+    }
+    if let Some(c) = RBD_FEATURE_HINT.captures(text) {
+        v.entry("image").or_insert_with(|| c[1].to_string());
+        let feats: Vec<&str> = c[2].split_whitespace().collect();
+        v.insert("rbd_features", feats.join(" "));
+    } else if let Some(c) = RBD_FEATURE_MASK.captures(text) {
+        if !v.contains_key("image") {
+            v.entry("image_name").or_insert_with(|| c[1].to_string());
+        }
+        if let Some(f) = u64::from_str_radix(&c[2], 16)
+            .ok()
+            .map(rbd_features_of)
+            .filter(|f| !f.is_empty())
+        {
+            v.insert("rbd_features", f);
         }
     }
     if !v.contains_key("pvc") {
@@ -455,11 +596,71 @@ fn client_vars(text: &str, v: &mut Vars) {
             v.insert("programs", format!("mount.{}", &c[1]));
         }
     }
-    if let Some(m) = KERNEL_MODULE
-        .captures(text)
-        .and_then(|c| c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)))
-    {
-        v.insert("module", m.as_str().to_string());
+    if let Some(m) = kernel_module_in(text) {
+        v.insert("module", m);
+    }
+}
+
+/// The features of an RBD feature mask that `rbd feature disable` can take away, in the
+/// order the rbd CLI names them (ceph src/include/rbd/features.h: exclusive-lock 1<<2,
+/// object-map 1<<3, fast-diff 1<<4, deep-flatten 1<<5, journaling 1<<6).
+fn rbd_features_of(mask: u64) -> String {
+    [
+        (1 << 2, "exclusive-lock"),
+        (1 << 3, "object-map"),
+        (1 << 4, "fast-diff"),
+        (1 << 5, "deep-flatten"),
+        (1 << 6, "journaling"),
+    ]
+    .iter()
+    .filter(|(bit, _)| mask & bit != 0)
+    .map(|(_, n)| *n)
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// A managed file service behind an NFS volume (Amazon EFS and FSx, Azure Files, Google Cloud
+/// Filestore): no Linux NFS server anyone can log in to; access is the service's policy, its
+/// network rules and IAM. From the CSI driver or the server's name.
+fn managed_fs_vars(v: &mut Vars) {
+    let driver = v.get("driver").cloned().unwrap_or_default();
+    let by_driver = match driver.as_str() {
+        "efs.csi.aws.com" => Some("Amazon EFS"),
+        "fsx.csi.aws.com" => Some("Amazon FSx for Lustre"),
+        "fsx.openzfs.csi.aws.com" => Some("Amazon FSx for OpenZFS"),
+        "file.csi.azure.com" => Some("Azure Files"),
+        "filestore.csi.storage.gke.io" => Some("Google Cloud Filestore"),
+        _ => None,
+    };
+    let host = v.get("server").cloned().unwrap_or_default();
+    // efs-utils' `mount -t efs fs-ID:/` (mount.efs names the file system by its id alone).
+    let by_fstype = (v.get("fstype").is_some_and(|t| t == "efs")
+        || EFS_ID.is_match(&host) && !host.contains('.'))
+    .then_some("Amazon EFS");
+    if let Some(c) = EFS_ID.captures(&host) {
+        v.insert("efs_id", c[1].to_string());
+    }
+    let by_host = MANAGED_NFS_HOST.captures(&host).map(|c| {
+        if let Some(id) = c.get(1) {
+            v.insert("efs_id", id.as_str().to_string());
+            "Amazon EFS"
+        } else if c.get(2).is_some() {
+            "Amazon FSx"
+        } else {
+            if let Some(a) = c.get(3) {
+                v.insert("azure_account", a.as_str().to_string());
+            }
+            "Azure Files"
+        }
+    });
+    if let Some(name) = by_host.or(by_driver).or(by_fstype) {
+        v.insert("managed_fs", name.to_string());
+    }
+    if driver == "efs.csi.aws.com" && !v.contains_key("efs_id") {
+        if let Some(c) = v.get("handle").and_then(|h| EFS_ID.captures(h)) {
+            let id = c[1].to_string();
+            v.insert("efs_id", id);
+        }
     }
 }
 
@@ -470,6 +671,14 @@ fn backend_vars(v: &mut Vars) {
             .is_some_and(|d| d.starts_with("/dev/longhorn/"))
     {
         v.insert("longhorn", "true".into());
+    }
+    managed_fs_vars(v);
+    if let Some(h) = v
+        .get("handle")
+        .filter(|h| h.contains("/providers/Microsoft.Compute/disks/"))
+        .cloned()
+    {
+        v.insert("azure_disk", h);
     }
     // A server given as a Service's cluster DNS name: the node's resolver does not see it.
     if let Some(c) = v.get("server").and_then(|s| SERVICE_DNS.captures(s)) {
@@ -494,9 +703,17 @@ fn device_and_path_vars(text: &str, v: &mut Vars) {
         }
     }
     if let Some(kind) = v.get("hostpath_kind").cloned() {
+        // A path named as a socket (`*.sock`, `*.socket`) is a daemon's: a file made in its
+        // place keeps the daemon from binding it, so nothing offers to create it as a file.
+        let socket_named = v
+            .get("path")
+            .is_some_and(|p| p.ends_with(".sock") || p.ends_with(".socket"));
+        if socket_named {
+            v.insert("path_socket_named", "true".into());
+        }
         let create = match kind.as_str() {
-            "directory" => Some("DirectoryOrCreate"),
-            "file" => Some("FileOrCreate"),
+            "directory" if !socket_named => Some("DirectoryOrCreate"),
+            "file" if !socket_named => Some("FileOrCreate"),
             _ => None,
         };
         if let Some(t) = create {
@@ -562,7 +779,14 @@ fn object_with_key(
 }
 
 /// Names only ever used in sentences, never in commands.
-const PROSE_ONLY: &[&str] = &["holder_live", "object", "hostpath_kind", "backup_what"];
+const PROSE_ONLY: &[&str] = &[
+    "holder_live",
+    "object",
+    "hostpath_kind",
+    "backup_what",
+    "managed_fs",
+    "rbd_features",
+];
 
 /// A value safe to put into a command line as one word.
 pub fn is_plain_word(s: &str) -> bool {
@@ -674,6 +898,15 @@ fn derive_device_and_backup(v: &mut Vars) {
             }
         }
     }
+    // Devices whose name is stable without a by-id link: Longhorn's /dev/longhorn/VOLUME, a
+    // DRBD resource's /dev/drbdMINOR (LINSTOR fixes the minor per resource) or
+    // /dev/drbd/by-res/..., device-mapper and LVM names (/dev/mapper/X, /dev/VG/LV), Azure's
+    // /dev/disk/azure/... LUN links, and every /dev/disk/by-* link.
+    if !v.contains_key("device_stable") {
+        if let Some(d) = v.get("device").filter(|d| stable_device_name(d)).cloned() {
+            v.insert("device_stable", d);
+        }
+    }
     // Any other CSI volume: a VolumeSnapshot of the claim (needs the snapshot CRDs and a
     // VolumeSnapshotClass for the driver; the step says so).
     if let (Some(pvc), Some(ns), false) = (
@@ -693,17 +926,40 @@ fn derive_device_and_backup(v: &mut Vars) {
         );
         return;
     }
-    // A copy of the device itself, when its stable name is known.
+    // A copy of the device itself, when its stable name is known: into a new file only (an
+    // existing one is never overwritten), holes kept sparse (GNU cp reads a block device's
+    // contents when it is the source).
     if let Some(dev) = v.get("device_stable").cloned() {
         v.insert(
             "backup_command",
-            format!("sudo dd if={dev} of=/var/tmp/{label}.img bs=4M conv=sparse status=progress"),
+            format!("if [ -e /var/tmp/{label}.img ]; then echo \"/var/tmp/{label}.img exists: keep it, pick another name\"; else sudo cp --sparse=always {dev} /var/tmp/{label}.img; fi"),
         );
         v.insert(
             "backup_what",
             format!("a copy of {dev} in /var/tmp/{label}.img (check there is room for the whole device)"),
         );
     }
+}
+
+/// A device name that stays the same across reboots and re-attaches (unlike /dev/sdb,
+/// /dev/rbd0, /dev/nvme1n1, /dev/dm-3).
+fn stable_device_name(d: &str) -> bool {
+    static STABLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^/dev/(?:longhorn/[A-Za-z0-9._-]+|drbd\d+|drbd/by-res/\S+|mapper/[A-Za-z0-9._+-]+|disk/(?:by-[a-z]+|azure)/\S+|rbd/[A-Za-z0-9._-]+/\S+|[A-Za-z0-9._+-]+/[A-Za-z0-9._+-]+)$")
+            .expect("static regex")
+    });
+    // /dev/VG/LV (two plain words), but not a kernel directory of unstable names.
+    STABLE.is_match(d)
+        && ![
+            "/dev/block/",
+            "/dev/char/",
+            "/dev/pts/",
+            "/dev/shm/",
+            "/dev/nvme-fabrics/",
+            "/dev/fd/",
+        ]
+        .iter()
+        .any(|p| d.starts_with(p))
 }
 
 /// What a step acts on, from its `acts_on:` and this case's names.
@@ -740,74 +996,6 @@ fn targets(def: &StepDef, vars: &Vars) -> Vec<Target> {
         .collect()
 }
 
-/// Which OS family the node runs, from `--node-os` or the Node object.
-pub fn node_os(case: &Case, opts: &Options) -> NodeOs {
-    let node = case.node();
-    let info = node
-        .and_then(|n| n.status.as_ref())
-        .and_then(|s| s.node_info.as_ref());
-    let (image, source) = match (&opts.node_os, info) {
-        (Some(o), _) => (Some(o.clone()), Some("--node-os".to_string())),
-        (None, _)
-            if info.is_none_or(|i| i.os_image.is_empty())
-                && case
-                    .node_facts
-                    .as_ref()
-                    .is_some_and(|f| f.os.pretty_name.is_some()) =>
-        {
-            (
-                case.node_facts
-                    .as_ref()
-                    .and_then(|f| f.os.pretty_name.clone()),
-                Some("the node probe's /etc/os-release".to_string()),
-            )
-        }
-        (None, Some(i)) if !i.os_image.is_empty() => (
-            Some(i.os_image.clone()),
-            Some(format!(
-                "Node {} status.nodeInfo.osImage",
-                node.and_then(|n| n.metadata.name.as_deref()).unwrap_or("?")
-            )),
-        ),
-        _ => (None, None),
-    };
-    let profile = image.as_deref().and_then(|i| catalogue().os.profile(i));
-    NodeOs {
-        family: profile.map_or("unknown", |p| p.family.as_str()).to_string(),
-        os: profile.map(|p| p.id.clone()),
-        init: profile.map(|p| p.init.clone()),
-        security: profile.map(|p| p.security.clone()),
-        delivery: profile.map(|p| p.delivery.clone()),
-        os_image: image,
-        source,
-        kernel: info
-            .map(|i| i.kernel_version.clone())
-            .or_else(|| case.node_facts.as_ref().and_then(|f| f.kernel.clone())),
-        kubelet_version: info.map(|i| i.kubelet_version.clone()),
-    }
-}
-
-/// The profile of the node's OS, when it is known.
-pub fn profile_of(os: &NodeOs) -> Option<&'static OsProfile> {
-    let cat = catalogue();
-    os.os
-        .as_deref()
-        .and_then(|id| cat.os.profile(id))
-        .or_else(|| os.os_image.as_deref().and_then(|i| cat.os.profile(i)))
-}
-
-/// The OS family id of an osImage string (or of an OS or family id given as is).
-pub fn os_family(image: &str) -> &'static str {
-    match catalogue().os.profile(image).map(|p| p.family.as_str()) {
-        Some("immutable") => "immutable",
-        Some("rhel") => "rhel",
-        Some("debian") => "debian",
-        Some("suse") => "suse",
-        Some("alpine") => "alpine",
-        _ => "unknown",
-    }
-}
-
 /// What a list of steps is rendered for.
 pub struct StepCtx<'a> {
     /// The finding's filesystem family: steps for other families are left out.
@@ -822,6 +1010,8 @@ pub struct StepCtx<'a> {
 /// whose command needs a name the case does not give says how to find it instead.
 pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) -> Vec<Step> {
     let cat = catalogue();
+    let with_os = os_vars(vars, profile_of(os));
+    let vars = &with_os;
     let mut out: Vec<Step> = Vec::new();
     for d in defs {
         if d.requires
@@ -867,6 +1057,14 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
         let mut text = fill(&text_t, vars);
         let mut os_label = None;
         let command_t = match &d.service {
+            Some(svc) if lacks_service(svc, profile).is_some() => {
+                // The OS has no such service: its note replaces the step (nothing to run).
+                text = lacks_service(svc, profile).unwrap_or_default();
+                if let Some(first) = text.get(..1) {
+                    text = first.to_uppercase() + &text[1..];
+                }
+                None
+            }
             Some(svc) => {
                 let (cmd, note, label) = service_command(svc, profile, vars);
                 if let Some(n) = note {
@@ -891,8 +1089,9 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                         Some(l) => match l.command.as_deref().map(|c| fill_command(c, vars)) {
                             Some(Ok(c)) => {
                                 let mut t = fill(&l.text, vars);
+                                let at = acts_at(&c);
                                 let c = for_node_shell(c, profile, vars, &mut t);
-                                let step = Step::new(t, c, StepKind::Check);
+                                let step = Step::new(t, c, StepKind::Check).at(at);
                                 if !out.iter().any(|s| s.command == step.command) {
                                     out.push(step);
                                 }
@@ -913,6 +1112,13 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
                 None
             }
         };
+        // Where it is done: what the knowledge says, else what its command runs (filled: a
+        // `{backup_command}` is a snapshot on the storage system).
+        let at =
+            d.at.or_else(|| d.service.as_ref().map(|_| ActsAt::Node))
+                .or_else(|| command.as_deref().map(acts_at))
+                .or_else(|| command_t.as_deref().map(acts_at))
+                .unwrap_or_default();
         let command = command.map(|c| self_named(&c, cx.invocation));
         let command = command.and_then(|c| for_node_shell(c, profile, vars, &mut text));
         out.push(Step {
@@ -924,10 +1130,32 @@ pub fn render_steps(defs: &[StepDef], vars: &Vars, os: &NodeOs, cx: &StepCtx) ->
             needs_confirmation: d.confirm_first || kind == StepKind::Destructive,
             os_family: os_label,
             targets: targets(d, vars),
+            acts_at: at,
             prepares: d.prepares,
         });
     }
     out
+}
+
+/// What the node's OS adds to the case's names: the OS's own name, and, when the path the
+/// message names lies on a root that is read-only by design (Bottlerocket, COS, SLE Micro,
+/// Talos, Ubuntu Core), that OS and the directories that are writable there.
+fn os_vars(vars: &Vars, profile: Option<&OsProfile>) -> Vars {
+    let mut v = vars.clone();
+    let Some(p) = profile else {
+        return v;
+    };
+    v.insert("os_name", p.name.clone());
+    if v.get("path").is_some_and(|path| !p.writable_path(path)) {
+        v.insert("readonly_root", p.name.clone());
+        let dirs = if p.writable.is_empty() {
+            format!("anything outside {}", p.read_only.join(" and "))
+        } else {
+            p.writable.join(", ")
+        };
+        v.insert("writable_dirs", dirs);
+    }
+    v
 }
 
 /// How a missing name reads in a sentence.
@@ -1036,324 +1264,6 @@ fn pick_variant<'a>(
             None => key == "os" && values.iter().any(|v| v == "unknown"),
         })
     })
-}
-
-/// A service action for the node's init system: the command template, a note for the text, and
-/// the OS label when the OS is not known (then the systemd form is given). `name` may list
-/// several logical services, separated by spaces.
-fn service_command(
-    svc: &ServiceDef,
-    profile: Option<&OsProfile>,
-    vars: &Vars,
-) -> (Option<String>, Option<String>, Option<String>) {
-    let fams = &catalogue().os.families;
-    let (p, unknown) = match profile {
-        Some(p) => (p, false),
-        None => match fams.get("debian") {
-            Some(p) => (p, true),
-            None => return (None, None, None),
-        },
-    };
-    let names: Vec<&str> = svc.name.split_whitespace().collect();
-    let units: Vec<String> = names.iter().map(|n| p.service(n)).collect();
-    let a = svc.action.as_str();
-    match p.init.as_str() {
-        "systemd" => {
-            let (fixed, enableable): (Vec<&String>, Vec<&String>) = units
-                .iter()
-                .partition(|u| STATIC_UNITS.contains(&u.as_str()));
-            let join = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
-            let cmd = match a {
-                "status" => format!("systemctl status {} --no-pager", units.join(" ")),
-                // `enable` does nothing for a static unit (rpc-statd is started on demand by
-                // mount.nfs through start-statd): it is started; the others are enabled too.
-                // On RHCOS a unit is enabled by a MachineConfig (a change by hand on the node
-                // is configuration drift the Machine Config Operator reports): start it now.
-                "enable" if matches!(p.delivery.as_str(), "machine-config" | "image") => {
-                    format!("sudo systemctl start {}", units.join(" "))
-                }
-                "enable" => {
-                    let mut parts = Vec::new();
-                    if !enableable.is_empty() {
-                        parts.push(format!("sudo systemctl enable --now {}", join(&enableable)));
-                    }
-                    if !fixed.is_empty() {
-                        parts.push(format!("sudo systemctl start {}", join(&fixed)));
-                    }
-                    parts.join(" && ")
-                }
-                other => format!("sudo systemctl {other} {}", units.join(" ")),
-            };
-            let note = match (a, p.delivery.as_str()) {
-                ("enable", "machine-config") => Some(format!(
-                    " (to keep it across reboots on {}, enable {} in a MachineConfig's systemd units)",
-                    p.name,
-                    units.join(" and ")
-                )),
-                ("enable", "image") => Some(format!(
-                    " (on {} a change made on the node does not survive a reboot: set it in the node image or its user data)",
-                    p.name
-                )),
-                _ => None,
-            };
-            let note = note.or_else(|| {
-                unknown.then(|| {
-                    let openrc: Vec<String> = names
-                        .iter()
-                        .map(|n| {
-                            let u = fams.get("alpine").map(|a| a.service(n)).unwrap_or_default();
-                            format!("`rc-service {u} {}`", openrc_action(a))
-                        })
-                        .collect();
-                    format!(" (systemd; on OpenRC: {})", openrc.join(", "))
-                })
-            });
-            (Some(cmd), note, unknown.then(|| "systemd".to_string()))
-        }
-        "openrc" => {
-            let cmd = units
-                .iter()
-                .map(|u| match a {
-                    "status" => format!("rc-service {u} status"),
-                    "enable" => {
-                        format!("sudo rc-update add {u} default && sudo rc-service {u} start")
-                    }
-                    other => format!("sudo rc-service {u} {}", openrc_action(other)),
-                })
-                .collect::<Vec<_>>()
-                .join(if a == "status" { "; " } else { " && " });
-            (Some(cmd), None, None)
-        }
-        _ => {
-            // No init an operator talks to (Talos): its services are listed by talosctl.
-            let node = vars.get("node").map(String::as_str);
-            let cmd = node.map(|n| format!("talosctl -n {n} service"));
-            (
-                cmd,
-                Some(format!(
-                    " ({} has no service manager to call: its services come with the OS or its system extensions; `talosctl service` lists them)",
-                    p.name
-                )),
-                None,
-            )
-        }
-    }
-}
-
-/// OpenRC scripts have no `reload` in general: restart is what works everywhere.
-fn openrc_action(a: &str) -> &str {
-    match a {
-        "reload" => "restart",
-        "enable" => "start",
-        other => other,
-    }
-}
-
-/// systemd units that cannot be enabled (no [Install] section): nfs-utils' rpc-statd.service.
-pub const STATIC_UNITS: &[&str] = &["rpc-statd", "rpc-statd.service"];
-
-/// The first word of commands run from a workstation, not on the node.
-const CLUSTER_TOOLS: &[&str] = &[
-    "kubectl",
-    "kubectl-volmnt",
-    "volmnt",
-    "oc",
-    "rbd",
-    "ceph",
-    "aws",
-    "gcloud",
-    "az",
-    "printf",
-    "talosctl",
-    "helm",
-];
-
-/// Whether a command is run on the node (anything but the cluster and cloud CLIs, and the
-/// NFS server's own `exportfs`).
-pub fn runs_on_node(command: &str) -> bool {
-    let first = command
-        .split_whitespace()
-        .find(|w| *w != "sudo")
-        .unwrap_or("");
-    !CLUSTER_TOOLS.contains(&first) && first != "exportfs"
-}
-
-/// A node-side command as it can be run on this OS: as is on a node with a shell; through `oc
-/// debug` on RHCOS; from the admin container on Bottlerocket; not at all on Talos (no shell),
-/// where the text says so and the command is dropped.
-fn for_node_shell(
-    command: String,
-    profile: Option<&OsProfile>,
-    vars: &Vars,
-    text: &mut String,
-) -> Option<String> {
-    let Some(p) = profile else {
-        return Some(command);
-    };
-    if !runs_on_node(&command) {
-        return Some(command);
-    }
-    match p.shell.as_str() {
-        "talosctl" => {
-            let node = vars.get("node").map(String::as_str).unwrap_or("NODE");
-            text.push_str(&format!(
-                " ({} has no shell to run `{}` in: read the node with talosctl (`talosctl -n {node} dmesg`, `talosctl -n {node} read /proc/self/mountinfo`) or a privileged debug pod)",
-                p.name,
-                command.split_whitespace().find(|w| *w != "sudo").unwrap_or("it")
-            ));
-            None
-        }
-        "admin-container" => {
-            text.push_str(&format!(
-                " (on {}, from the admin container's root shell: `sudo sheltie`)",
-                p.name
-            ));
-            Some(command.replace("sudo ", ""))
-        }
-        "oc-debug" => match vars.get("node") {
-            Some(node) => {
-                let inner = command.replace("sudo ", "").replace('\'', r"'\''");
-                Some(format!(
-                    "oc debug node/{node} -- chroot /host sh -c '{inner}'"
-                ))
-            }
-            None => {
-                text.push_str(" (on RHCOS: in `oc debug node/NODE`, then `chroot /host`)");
-                Some(command.replace("sudo ", ""))
-            }
-        },
-        _ => Some(command),
-    }
-}
-
-/// How to get `client` onto the node, for its OS.
-fn install_steps(text: &str, client: &str, vars: &Vars, os: &NodeOs) -> Vec<Step> {
-    let cat = catalogue();
-    let Some(def) = cat.os.clients.get(client) else {
-        // No package known (the tool lives in a driver image, or the fs is unknown).
-        return vec![Step::new(text, None, StepKind::Change)];
-    };
-    let node = vars.get("node");
-    let Some(p) = profile_of(os) else {
-        return install_unknown_os(text, client, &def.name, node);
-    };
-    let on = os.os_image.clone().unwrap_or_else(|| p.name.clone());
-    if p.ships(client) {
-        return vec![Step::new(
-            format!(
-                "{on} ships the {} in its image, so there is nothing to install: the mount runs where it is not seen (a containerized kubelet's own image, or a CSI node plugin's image): look there, and at the other findings",
-                def.name
-            ),
-            None,
-            StepKind::Check,
-        )];
-    }
-    let Some(manager) = p.manager.as_deref() else {
-        let how = match (p.extensions.get(client), p.delivery.as_str()) {
-            (Some(ext), _) => format!("add {ext}"),
-            (None, "machine-config") => "add it with a MachineConfig (or use a CSI driver whose node plugin brings it)".into(),
-            (None, "extension") => "no extension of the OS is known to bring it: use a CSI driver whose node plugin brings its own client".into(),
-            _ => "use another node image or variant that has it, or a CSI driver whose node plugin brings its own client (for NFS: csi-driver-nfs; on EKS, efs.csi.aws.com)".into(),
-        };
-        return vec![Step::new(
-            format!(
-                "{text}: {on} is image-based; packages cannot be installed on it by hand and would not survive a reboot: {how}, then let the pod retry",
-            ),
-            None,
-            StepKind::Change,
-        )];
-    };
-    let mgr = cat.os.managers.get(manager);
-    let Some(pkg) = p.packages.get(client).cloned().flatten() else {
-        let note = p.repo_notes.get(client).cloned().unwrap_or_else(|| {
-            format!(
-                "{} has no package for it in its default repositories",
-                p.name
-            )
-        });
-        return vec![Step::new(
-            format!("{text}: {note}; or use a CSI driver whose node plugin brings its own client"),
-            None,
-            StepKind::Change,
-        )];
-    };
-    let mut steps = vec![Step::new(
-        format!("{text} ({pkg} on {on})"),
-        cat.os.install_command(manager, &pkg),
-        StepKind::Change,
-    )];
-    if mgr.is_some_and(|m| m.reboot) {
-        let mut drain = Step::new(
-            format!(
-                "{on} activates the new snapshot at the next boot: move the pods off the node and reboot it (the drain refuses pods it cannot evict safely; read what it says)"
-            ),
-            node.map(|n| format!("kubectl drain {n} --ignore-daemonsets")),
-            StepKind::Change,
-        );
-        drain.needs_confirmation = true;
-        let mut reboot = Step::new(
-            "then, on the node, reboot it into the new snapshot",
-            Some("sudo systemctl reboot".to_string()),
-            StepKind::Change,
-        );
-        reboot.needs_confirmation = true;
-        steps.push(drain);
-        steps.push(reboot);
-        if let Some(n) = node {
-            steps.push(Step::new(
-                "when the node is Ready again",
-                Some(format!("kubectl uncordon {n}")),
-                StepKind::Change,
-            ));
-        }
-    }
-    steps
-}
-
-/// The node's OS is not known: find it, then the command for each family.
-fn install_unknown_os(text: &str, client: &str, name: &str, node: Option<&String>) -> Vec<Step> {
-    let cat = catalogue();
-    let mut steps = vec![match node {
-        Some(node) => Step::new(
-            format!("{text} ({name}); the node's OS is not known: find it first"),
-            Some(format!(
-                "kubectl get node {node} -o jsonpath='{{.status.nodeInfo.osImage}}'"
-            )),
-            StepKind::Check,
-        ),
-        None => Step::new(
-            format!(
-                "{text} ({name}); the node and its OS are not known: `kubectl get nodes -o wide` shows each node's OS image"
-            ),
-            None,
-            StepKind::Check,
-        ),
-    }];
-    for (os, label) in [
-        ("debian", "Debian/Ubuntu"),
-        (
-            "el",
-            "RHEL-like 8+ (RHEL, Rocky, Alma, Fedora, Amazon Linux 2023)",
-        ),
-        ("el7", "CentOS/RHEL 7, Amazon Linux 2"),
-        ("suse", "SUSE"),
-    ] {
-        let Some(p) = cat.os.profile(os) else {
-            continue;
-        };
-        let (Some(m), Some(Some(pkg))) = (p.manager.as_deref(), p.packages.get(client)) else {
-            continue;
-        };
-        if let Some(cmd) = cat.os.install_command(m, pkg) {
-            let mut s = Step::new(format!("on {label}"), Some(cmd), StepKind::Change);
-            s.os_family = Some(p.family.clone());
-            steps.push(s);
-        }
-    }
-    let mut s = Step::new("on an image-based OS (Talos, Flatcar, Bottlerocket, COS, CoreOS): nothing is installed by hand; Flatcar, Fedora CoreOS and Talos already ship an NFS client; otherwise use the OS's extension mechanism or a CSI driver that brings its own client", None, StepKind::Change);
-    s.os_family = Some("immutable".into());
-    steps.push(s);
-    steps
 }
 
 /// Facts of context worth showing as evidence (the mount command, its output, the volume),

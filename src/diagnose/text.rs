@@ -2,6 +2,9 @@
 //! whitespace collapsed, quotes clipped, and ages as kubectl prints them.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 /// Collapse whitespace runs so tidy, wrapped and flattened copies of a message look the same.
 pub fn normalize(text: &str) -> Cow<'_, str> {
@@ -117,6 +120,31 @@ pub fn clip(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
+/// Where a message names a kernel module, by the grammar of the program that prints it: kmod's
+/// `modprobe: FATAL: Module %s not found` and `could not insert '%s': %s` (tools/modprobe.c),
+/// ceph-csi's `an error (...) occurred while running modprobe args: [%s]`, the rbd CLI's
+/// `failed to load rbd kernel module`, libfuse's `try 'modprobe fuse' first`. A bare word after
+/// `modprobe` (`modprobe failed`, mount(8)'s `maybe "modprobe driver" is necessary`) is no name.
+static KERNEL_MODULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Module ([A-Za-z0-9_-]+) not found|could not insert '([A-Za-z0-9_-]+)'|modprobe\b[^\[\]\n]{0,80}?\bargs: \[([A-Za-z0-9_-]+)\]|failed to load (?:the )?([a-z0-9_]+) (?:kernel )?module|'modprobe ([a-z0-9_-]+)'")
+        .expect("static regex")
+});
+
+/// The kernel module a message names, read only where its grammar puts a module name (see
+/// [`KERNEL_MODULE`]); the name itself must be one a kernel module can have (MODULE_NAME_LEN:
+/// under 56 characters of letters, digits, `_` and `-`, not a number).
+pub fn kernel_module_in(text: &str) -> Option<String> {
+    KERNEL_MODULE.captures_iter(text).find_map(|c| {
+        let m = (1..=5).find_map(|i| c.get(i))?.as_str();
+        let plain = !m.is_empty()
+            && m.len() < 56
+            && m.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+            && !m.chars().all(|ch| ch.is_ascii_digit());
+        plain.then(|| m.replace('-', "_").to_ascii_lowercase())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +198,38 @@ mod tests {
             (3 * 365 * 86400, "3y"),
         ] {
             assert_eq!(human_age(secs), want, "{secs}");
+        }
+    }
+
+    #[test]
+    fn a_module_name_comes_only_from_where_the_grammar_puts_one() {
+        for (text, want) in [
+            (
+                "modprobe: FATAL: Module rbd not found in directory /lib/modules/5.4.0",
+                Some("rbd"),
+            ),
+            (
+                "modprobe: ERROR: could not insert 'rbd': Exec format error",
+                Some("rbd"),
+            ),
+            (
+                "an error (exit status 1) occurred while running modprobe args: [ceph]",
+                Some("ceph"),
+            ),
+            ("rbd: failed to load rbd kernel module (1)", Some("rbd")),
+            (
+                "fuse: device not found, try 'modprobe fuse' first",
+                Some("fuse"),
+            ),
+            ("modprobe failed (exit status 1) args: [rbd]", Some("rbd")),
+            ("modprobe failed: exit status 1", None),
+            ("maybe \"modprobe driver\" is necessary", None),
+            (
+                "iscsiadm: Could not insert module. Module iscsi-tcp not found",
+                Some("iscsi_tcp"),
+            ),
+        ] {
+            assert_eq!(kernel_module_in(text).as_deref(), want, "{text}");
         }
     }
 }

@@ -736,6 +736,10 @@ pub struct MultipathInfo {
     pub blacklist: Vec<String>,
     /// Whether multipathd runs.
     pub running: Option<bool>,
+    /// `multipath -ll` was read: `maps` are all the maps there are (none, when it printed
+    /// nothing).
+    #[serde(default)]
+    pub listed: bool,
 }
 
 /// One `multipath -ll` map.

@@ -65,6 +65,30 @@ pub enum StepKind {
     Destructive,
 }
 
+/// Who acts where: a step runs on the pod's node (a shell there, `talosctl`, `oc debug node/`),
+/// in the cluster (the Kubernetes API: `kubectl`, `volmnt`), or on the storage system itself
+/// (the array, the NFS server, Ceph, the cloud's API: `rbd`, `ceph`, `aws`, `az`, `gcloud`,
+/// `exportfs`, the array's console). Steps on the storage system are often another team's: the
+/// report marks them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ActsAt {
+    Node,
+    #[default]
+    Cluster,
+    Storage,
+}
+
+impl ActsAt {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActsAt::Node => "node",
+            ActsAt::Cluster => "cluster",
+            ActsAt::Storage => "storage",
+        }
+    }
+}
+
 /// What a step acts on: the safety check (`diagnose::safety`) refuses any step whose target a
 /// live workload uses.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -118,6 +142,8 @@ pub struct Step {
     pub os_family: Option<String>,
     /// What the step acts on.
     pub targets: Vec<Target>,
+    /// Where it is done: on the node, in the cluster, or on the storage system.
+    pub acts_at: ActsAt,
     /// The step only prepares the next destructive one (its backup, its check): left out when
     /// that one is withheld.
     #[serde(skip)]
@@ -136,8 +162,15 @@ impl Step {
             needs_confirmation: false,
             os_family: None,
             targets: Vec::new(),
+            acts_at: ActsAt::Cluster,
             prepares: false,
         }
+    }
+
+    /// The same step, said to be done at `at`.
+    pub fn at(mut self, at: ActsAt) -> Step {
+        self.acts_at = at;
+        self
     }
 }
 

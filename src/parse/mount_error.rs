@@ -87,6 +87,7 @@ re!(EXIT_STATUS, r"exit status (\d+)");
 re!(MOUNTING_ARGS_HEAD, r"Mounting arguments:\s*");
 re!(MOUNTING_ARGS_END, r"\s*\bOutput:|\n\s*\n");
 re!(MOUNTING_COMMAND, r"Mounting command:\s*(\S+)");
+re!(EXEC_MOUNT_ARGS, r"occurred while running mount args: \[");
 // `(?s)\bOutput:\s?(.*)$` without capturing the rest of the text (see `output_of`).
 re!(OUTPUT_HEAD, r"\bOutput:\s?");
 re!(GRPC, r"rpc error: code = (\w+)");
@@ -236,10 +237,32 @@ fn output_of(text: &str) -> Option<&str> {
     OUTPUT_HEAD.find(text).map(|m| &text[m.end()..])
 }
 
-/// Parse `Mounting arguments:` in either order kubelet has printed it.
+/// ceph-csi internal/util ExecCommand ("an error (%v) occurred while running %s args: %v"), for
+/// mount: the arguments as a Go slice, `[-t ceph SRC DST -o OPTS]`.
+fn exec_mount_arguments(text: &str) -> Option<&str> {
+    let start = EXEC_MOUNT_ARGS.find(text)?.end();
+    let end = text[start..].find(']')? + start;
+    Some(&text[start..end])
+}
+
+/// Parse `Mounting arguments:` in either order kubelet has printed it, or the argument list of
+/// a driver that ran mount itself (ceph-csi).
 fn parse_mount_command(text: &str) -> Option<MountCommand> {
-    let args = mounting_arguments(text)?;
-    let command = MOUNTING_COMMAND.captures(text).map(|c| c[1].to_string());
+    let (args, command) = match mounting_arguments(text) {
+        Some(a) => (a, MOUNTING_COMMAND.captures(text).map(|c| c[1].to_string())),
+        None => (exec_mount_arguments(text)?, Some("mount".to_string())),
+    };
+    // A Go slice printed with %v: `[--description=Kubernetes transient mount for /x --scope --
+    // mount -t nfs SRC DST]` (kubelets whose mount-utils logged the argument list itself, and
+    // drivers that wrap it). The brackets belong to the list, not to its first and last words.
+    let args = args.trim();
+    let args = match args.strip_prefix('[') {
+        Some(inner) if inner.starts_with('-') => inner
+            .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
+            .strip_suffix(']')
+            .unwrap_or(inner),
+        _ => args,
+    };
     let tokens: Vec<&str> = args.split_whitespace().collect();
     // systemd-run ... --scope -- mount <args>: everything after the `mount` word. Markdown
     // sometimes turned `--` into `-`, so look for the word itself.
@@ -515,6 +538,31 @@ Output: mount error(13): Permission denied";
         assert_eq!(
             parse("Mounting arguments:").mount,
             Some(MountCommand::default())
+        );
+    }
+
+    #[test]
+    fn a_bracketed_systemd_run_argument_list_gives_the_real_source() {
+        let e = parse("MountVolume.SetUp failed for volume \"pv-nfs\" : mount failed: exit status 32\nMounting command: systemd-run\nMounting arguments: [--description=Kubernetes transient mount for /var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs --scope -- mount -t nfs -o nfsvers=4.1 10.0.0.5:/exports/data /var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs]\nOutput: mount.nfs: access denied by server while mounting 10.0.0.5:/exports/data");
+        let m = e.mount.expect("the mount command");
+        assert_eq!(m.fstype.as_deref(), Some("nfs"));
+        assert_eq!(m.source.as_deref(), Some("10.0.0.5:/exports/data"));
+        assert_eq!(
+            m.target.as_deref(),
+            Some("/var/lib/kubelet/pods/7d3e/volumes/kubernetes.io~nfs/pv-nfs")
+        );
+        assert_eq!(m.options, ["nfsvers=4.1"]);
+    }
+
+    #[test]
+    fn a_drivers_own_mount_argument_list_is_read() {
+        let e = parse("MountVolume.MountDevice failed for volume \"pvc-5\" : rpc error: code = Internal desc = an error (exit status 22) occurred while running mount args: [-t ceph 10.0.0.1:6789:/volumes/csi/x /var/lib/kubelet/plugins/kubernetes.io/csi/cephfs.csi.ceph.com/abc/globalmount -o name=csi-cephfs-node,mds_namespace=fs,discard] stderr: mount error 22 = Invalid argument");
+        let m = e.mount.expect("the mount command");
+        assert_eq!(m.fstype.as_deref(), Some("ceph"));
+        assert_eq!(m.source.as_deref(), Some("10.0.0.1:6789:/volumes/csi/x"));
+        assert_eq!(
+            m.options,
+            ["name=csi-cephfs-node", "mds_namespace=fs", "discard"]
         );
     }
 }

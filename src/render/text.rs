@@ -4,7 +4,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::model::report::{Finding, Report, Status, Step, StepKind};
+use crate::model::report::{ActsAt, Finding, Report, Status, Step, StepKind};
 
 /// Applies a style only when colour is on.
 struct Paint {
@@ -29,6 +29,13 @@ impl Paint {
     fn green(&self, s: &str) -> String {
         if self.on {
             s.green().bold().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn magenta(&self, s: &str) -> String {
+        if self.on {
+            s.magenta().bold().to_string()
         } else {
             s.to_string()
         }
@@ -482,6 +489,7 @@ fn steps(
             ),
             _ => String::new(),
         };
+        let at = where_tag(s, p);
         // Alternatives for one OS family each sit under the step they belong to.
         if s.os_family.is_some() {
             out.push_str(&bullet(
@@ -502,7 +510,7 @@ fn steps(
             "     • ".to_string()
         };
         out.push_str(&bullet(
-            &format!("{}{tag}", s.text),
+            &format!("{at} {}{tag}", s.text),
             w,
             &bullet_mark,
             "        ",
@@ -517,6 +525,17 @@ fn steps(
             "     {}\n",
             p.dim(&format!("(+{repeated} step(s) as above)"))
         ));
+    }
+}
+
+/// Who acts where, before each step: on the pod's node, in the cluster (the Kubernetes API), or
+/// on the storage system itself (the array, the NFS server, Ceph, the cloud's API), which is
+/// often another team's and is marked to stand out.
+fn where_tag(s: &Step, p: &Paint) -> String {
+    match s.acts_at {
+        ActsAt::Node => p.dim("[node]"),
+        ActsAt::Cluster => p.dim("[cluster]"),
+        ActsAt::Storage => p.magenta("[storage]"),
     }
 }
 

@@ -20,6 +20,15 @@ static DMESG_LINE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 
+/// A kernel line as `dmesg --notime` (util-linux sys-utils/dmesg.c, `-t`) prints it: no stamp,
+/// the subsystem's own prefix first (linux fs/xfs xfs_message "XFS (%s): ", fs/ext4
+/// "EXT4-fs (%s): ", drivers/scsi "sd H:C:T:L: ", drivers/block/rbd.c "rbd: ", net/ceph
+/// "libceph: ", block/blk-core.c, fs/buffer.c, drivers/md/dm "device-mapper: ").
+static NOTIME_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:XFS \([^)]+\): |EXT[234]-fs(?: error| warning)? \([^)]+\)|BTRFS \w+ \(device [^)]+\)|rbd: |libceph: |ceph: |nfs: |NFS: |NFS4: |lockd: |CIFS(?: VFS)?: |sd \d+:\d+:\d+:\d+: |scsi \d+:\d+:\d+:\d+: |blk_update_request: |I/O error, dev |Buffer I/O error on dev |device-mapper: |print_req_error: |iscsi|connection\d+:\d+: |session\d+: |FS-Cache: |fuse: |audit: type=\d+ )")
+        .expect("static regex")
+});
+
 /// A syslog/journal line's prefix (`Feb 12 10:00:00 host prog[pid]: `, or journalctl's
 /// short-iso), the program captured.
 static SYSLOG_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
@@ -109,6 +118,10 @@ fn recognise(c: &Command) -> bool {
 
 fn sniff(s: &Shape) -> bool {
     if s.most(s.count(|l| DMESG_LINE.is_match(l.trim_start()))) {
+        return true;
+    }
+    // `dmesg --notime`: no stamps, every line the kernel's own subsystem prefix.
+    if s.most(s.count(|l| NOTIME_LINE.is_match(l.trim_start()))) {
         return true;
     }
     // A journal or syslog excerpt with the kernel's lines among other programs' (a kubelet's
@@ -222,6 +235,20 @@ mod tests {
             f.unavailable
         );
         assert!(f.kernel_log.is_empty());
+    }
+
+    #[test]
+    fn dmesg_notime_lines_are_read_as_the_kernel_log() {
+        let text = "XFS (rbd1): Mounting V5 Filesystem\nXFS (rbd1): Filesystem has duplicate UUID 3d5e1a2b-0000-4c1d-9e0f-112233445566 - can't mount\n";
+        assert_eq!(sniff(text), Some(Kind::KernelLog));
+        let mut f = NodeFacts::default();
+        apply(Kind::KernelLog, None, text, &mut f, "t").unwrap();
+        assert_eq!(f.kernel_log.len(), 2, "{:?}", f.kernel_log);
+        // A raw mount message is not a kernel log.
+        assert_ne!(
+            sniff("MountVolume.SetUp failed for volume \"x\" : mount failed: exit status 32\n"),
+            Some(Kind::KernelLog)
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ mod packages;
 mod reader;
 mod selinux;
 mod services;
+mod talos;
 #[cfg(test)]
 mod testing;
 mod uname;
@@ -79,6 +80,7 @@ use crate::model::NodeFacts;
 /// kubelet's root-dir stays its, as it always was.
 pub static READERS: &[Reader] = &[
     uname::READER,
+    talos::READER,
     kernel_log::READER,
     kmod::LSMOD,
     kmod::KMOD,
@@ -195,7 +197,7 @@ mod tests {
                 assert!(seen, "{name}: no part of it is read as {}", r.label);
             }
         }
-        assert_eq!(READERS.len(), 23);
+        assert_eq!(READERS.len(), 24);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::command::Command;
-use super::reader::{added, Kind, Outcome, Part, Reader, Shape};
+use super::reader::{added, noted, Kind, Outcome, Part, Reader, Shape};
 use crate::model::{MultipathInfo, MultipathMap, NodeFacts};
 
 static MPATH_HEADER: LazyLock<Regex> = LazyLock::new(|| {
@@ -167,11 +167,28 @@ fn multipath_sniff(s: &Shape) -> bool {
 fn multipath_read(p: &Part, facts: &mut NodeFacts) -> Option<Outcome> {
     let maps = parse_multipath_ll(p.text);
     if maps.is_empty() {
-        return None;
+        // `multipath -ll` that printed nothing (or only its own warnings): no map at all. Said
+        // only for the command itself, never for a part guessed by its shape.
+        let quiet = p.cmd.is_some()
+            && p.text.lines().all(|l| {
+                l.trim().is_empty()
+                    || l.contains("DM multipath kernel driver not loaded")
+                    || l.trim_start().starts_with('|')
+            });
+        if !quiet {
+            return None;
+        }
+        facts
+            .multipath
+            .get_or_insert_with(MultipathInfo::default)
+            .listed = true;
+        p.mark(facts, &["multipath"]);
+        return noted("multipath -ll: no map".into(), &["multipath"]);
     }
     let n = maps.len();
     let mp = facts.multipath.get_or_insert_with(MultipathInfo::default);
     mp.maps.extend(maps);
+    mp.listed = true;
     added(format!("{n} multipath map(s)"), &["multipath"])
 }
 

@@ -63,6 +63,8 @@ pub enum Kind {
     Selinux,
     /// `/proc/filesystems`.
     Filesystems,
+    /// `talosctl` output (`dmesg`, `version`, `services`): a Talos node.
+    Talos,
 }
 
 /// One format of node transcript: how it is recognised, and how it is read into [`NodeFacts`].
