@@ -72,8 +72,9 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
     let cat = catalogue();
     let mut best = classify_patterns(text, ctx);
     let layers = split(text);
-    // 1. The innermost layer's text alone: what only a veto over the layers around it kept
-    // out is offered beside the whole message's answers, never above them.
+    // 1. The innermost layer's text alone, read from its start (a pattern anchored on mount's
+    // own line), offered beside the whole message's answers, never above them; a pattern's
+    // veto still reads the whole message.
     // The innermost layer: the deepest, and of messages as deep the first (mount.nfs' first
     // line says why; `an incorrect mount option was specified` after it is its trailer).
     let deepest = layers.layers.iter().map(|l| l.depth).max();
@@ -86,7 +87,7 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
                 .map(|c| c.confidence)
                 .fold(INNER_ONLY_CONFIDENCE + LOOKALIKE_GAP, f64::min)
                 - LOOKALIKE_GAP;
-            for mut c in classify_patterns(&text[from..], ctx) {
+            for mut c in classify_patterns_in(&text[from..], text, ctx) {
                 if best.iter().any(|b| b.cause == c.cause) {
                     continue;
                 }
@@ -102,12 +103,18 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
     // knows it came back from a CSI driver, and its suspects are the ones to offer).
     // A cause meaning that is itself a symptom cause (kubelet's `unmounted volumes=%v, ...: %w`
     // means mount_timeout, which says only that a volume is stuck) is a symptom too.
+    // The causes whose own patterns matched here but were vetoed by the words around them
+    // (`not:`): the knowledge says this text is not that cause, so no format string's
+    // meaning brings it back.
+    let vetoed = vetoed_causes(text);
     let decision = layers
         .decision()
         .map(|mut d| {
+            d.causes.retain(|c| !vetoed.contains(c));
             d.by_symptom |= d.causes.iter().all(|&c| cat.causes[c].symptom);
             d
         })
+        .filter(|d| !d.causes.is_empty())
         .filter(|d| !d.by_symptom || best.is_empty());
     if let Some(d) = decision {
         let layer = &layers.layers[d.layer];
@@ -184,6 +191,18 @@ pub fn classify_layered(text: &str, ctx: &MsgContext) -> (Vec<Candidate>, Layers
     (best, layers)
 }
 
+/// The causes of the patterns that match `text` and whose veto matches it too.
+fn vetoed_causes(text: &str) -> Vec<usize> {
+    let cat = catalogue();
+    let scan = scan();
+    scan.matches(text)
+        .hits()
+        .iter()
+        .filter(|hit| scan.veto(hit.pattern).is_some_and(|n| n.is_match(text)))
+        .map(|hit| cat.patterns[hit.pattern].cause)
+        .collect()
+}
+
 /// Add a candidate, keeping one per cause: the higher confidence, and a matched cause over a
 /// look-alike offered beside another.
 fn merge_in(best: &mut Vec<Candidate>, c: Candidate) {
@@ -201,6 +220,13 @@ fn merge_in(best: &mut Vec<Candidate>, c: Candidate) {
 /// The pattern classifier alone: candidates for one (normalised) message, best first, at most
 /// one per cause.
 pub fn classify_patterns(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
+    classify_patterns_in(text, text, ctx)
+}
+
+/// The patterns over `text`, a part of the message `whole`: a pattern's veto (`not:`) reads
+/// the whole message, since it is knowledge about what the words around mean (Ceph's own
+/// `(13) Permission denied` is cephx refusing, never the node's permissions).
+fn classify_patterns_in(text: &str, whole: &str, ctx: &MsgContext) -> Vec<Candidate> {
     let cat = catalogue();
     let scan = scan();
     let mut best: Vec<Candidate> = Vec::new();
@@ -217,7 +243,7 @@ pub fn classify_patterns(text: &str, ctx: &MsgContext) -> Vec<Candidate> {
                 continue;
             }
         }
-        if scan.veto(hit.pattern).is_some_and(|n| n.is_match(text)) {
+        if scan.veto(hit.pattern).is_some_and(|n| n.is_match(whole)) {
             continue;
         }
         if d.unusual_options && ctx.unusual_options.is_empty() {
