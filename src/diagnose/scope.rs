@@ -350,16 +350,16 @@ fn first_asking_input(case: &Case) -> Option<u32> {
         .iter()
         .filter(|e| is_volume_failure_event(e))
         .map(|e| e.input);
-    // A kernel line asks too when it names a volume (an SELinux denial on the PV's
-    // directory): the node's log was pasted about it. One that names only a device or nothing
-    // is the node's, anyone's.
+    // A kernel line asks too when it names a volume or its server (an SELinux denial on the
+    // PV's directory, an iSCSI portal that did not answer): the node's log was pasted about
+    // it. One that names only a device or nothing is the node's, anyone's.
     let messages = case
         .messages
         .iter()
         .filter(|m| {
             !m.label.starts_with(KERNEL_LOG_LABEL) || {
                 let n = identity::names(&m.text);
-                !n.pvs.is_empty() || !n.pod_uids.is_empty()
+                !n.pvs.is_empty() || !n.pod_uids.is_empty() || !n.servers.is_empty()
             }
         })
         .map(|m| m.input);

@@ -164,6 +164,13 @@ static NFS_SOURCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|[\s'\x22(=])(\[[0-9a-fA-F:]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):/[^\s'\x22)]*|(?:^|[\s'\x22(=])//([A-Za-z0-9][A-Za-z0-9.-]*)/[^\s'\x22)]+")
         .expect("static regex")
 });
+static ISCSI_PORTAL: LazyLock<Regex> = LazyLock::new(|| {
+    // kubernetes pkg/volume/iscsi/iscsi_util.go "iscsi: failed to sendtargets to portal %s
+    // output: %s, err %v" (also "... to update discoverydb to portal %s"), open-iscsi's
+    // "portal: %s" and "[sid: N, target: T, portal: ADDR,PORT]": the target's address.
+    Regex::new(r"\bportal:? ([A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z0-9.-]*[A-Za-z0-9])(?:[:,]\d+)?\b")
+        .expect("static regex")
+});
 static NFS_KERNEL_SERVER: LazyLock<Regex> = LazyLock::new(|| {
     // linux fs/nfs/client.c, net/sunrpc/clnt.c: `nfs: server %s not responding`, `... OK`.
     Regex::new(r"\bnfs: server ([A-Za-z0-9.:\[\]-]+) (?:not responding|OK)").expect("static regex")
@@ -269,6 +276,9 @@ pub fn names(text: &str) -> Names {
                     .insert(h.trim_matches(['[', ']']).to_ascii_lowercase());
             }
         }
+    }
+    for c in ISCSI_PORTAL.captures_iter(text) {
+        n.servers.insert(c[1].to_ascii_lowercase());
     }
     for c in NFS_KERNEL_SERVER.captures_iter(text) {
         n.servers
@@ -382,6 +392,18 @@ mod tests {
         assert!(names("the sdk failed; backup-loop1 done").disks.is_empty());
         assert_eq!(disk_name("/dev/sdc1").as_deref(), Some("sdc"));
         assert_eq!(disk_name("/dev/mapper/mpatha"), None);
+    }
+
+    #[test]
+    fn the_address_of_an_iscsi_portal_is_a_server() {
+        assert_eq!(
+            names("iscsi: failed to sendtargets to portal 1.2.3.4:3260 output: x, err signal: aborted").servers,
+            set(&["1.2.3.4"])
+        );
+        assert_eq!(
+            names("iscsiadm: Could not login to [iface: default, target: iqn.x:t, portal: 10.0.0.6,3260].").servers,
+            set(&["10.0.0.6"])
+        );
     }
 
     #[test]
