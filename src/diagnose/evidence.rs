@@ -155,12 +155,25 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
         // cause explains, settles or rules out; a general fact of the node (a helper missing
         // somewhere, a partition table on some device) supports (issue 26).
         let decides = rule.about.decides(specific);
+        // The failing mount the rule bore on: a cause it brings in speaks of the same volume
+        // (its server, export, device), as the finding it came from does.
+        let borne = rule
+            .for_causes
+            .iter()
+            .filter_map(|c| cat.cause_index(c))
+            .find_map(|i| {
+                accs.list
+                    .iter()
+                    .find(|a| a.cause == i && a.ctx.is_some())
+                    .map(|a| (a.ctx.clone(), a.vars.clone()))
+            });
         // Node and plugin lines may carry what a mount was given (`password=...`): redacted
         // before anything quotes them, as every message is.
         let quote =
             crate::redact::redact(&format!("{}: {}", found.source, found.text)).into_owned();
         if let Some(c) = rule.settles.as_ref().filter(|_| decides) {
             let a = accs.entry(c, 0.96);
+            inherit(a, &borne);
             a.suspect = None;
             if a.confidence < 0.96 {
                 a.confidence = 0.96;
@@ -202,6 +215,7 @@ pub fn apply(case: &Case, hints: &Hints, accs: &mut Accs) {
             let to = rule.to.unwrap_or(GENERAL_SUPPORT);
             {
                 let a = accs.entry(c, to);
+                inherit(a, &borne);
                 a.suspect = None;
                 if a.ruled_out.is_none() && a.confidence < to {
                     a.confidence = to;
@@ -286,6 +300,24 @@ pub(crate) fn all_csi(hints: &Hints, accs: &Accs) -> bool {
             .iter()
             .any(|e| e.text.contains("kubernetes.io~csi") || e.text.contains("kubernetes.io/csi"))
     })
+}
+
+/// A cause an evidence rule brought in without a message of its own takes the context (the
+/// failing volume, its server and export) of the finding the rule bore on, so its steps name
+/// them.
+fn inherit(
+    a: &mut Acc,
+    borne: &Option<(
+        Option<super::context::MsgContext>,
+        std::collections::BTreeMap<&'static str, String>,
+    )>,
+) {
+    if let (None, Some((ctx, vars))) = (&a.ctx, borne) {
+        a.ctx = ctx.clone();
+        for (k, v) in vars {
+            a.vars.entry(k).or_insert_with(|| v.clone());
+        }
+    }
 }
 
 /// Whether a volume hint is storage a mount can fail on (a driver, a server, a path, a

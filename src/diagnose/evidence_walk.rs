@@ -394,3 +394,40 @@ fn issue_26_blkid_of_the_pods_device_rules_out_what_it_cannot_be() {
         own.ruled_out
     );
 }
+
+/// A cause an evidence rule brings in (the NFS server silent from the node, beside a mount
+/// that failed for another reason) speaks of the same volume: its steps name the server the
+/// mount used, never "(not named in the input)".
+#[test]
+fn a_cause_the_evidence_brings_in_names_the_failing_volumes_server() {
+    use crate::model::NfsServerAnswer;
+    let msg = "MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t nfs 10.0.0.5:/export /var/lib/kubelet/pods/11111111-2222-3333-4444-555555555555/volumes/kubernetes.io~nfs/data Output: mount: /var/lib/kubelet/pods/11111111-2222-3333-4444-555555555555/volumes/kubernetes.io~nfs/data: unknown filesystem type 'nfs'.";
+    let mut facts = NodeFacts::default();
+    facts.nfs_servers.push(NfsServerAnswer {
+        server: "10.0.0.5".into(),
+        reachable: Some(false),
+        error: Some("TCP port 2049: closed".into()),
+        ..NfsServerAnswer::default()
+    });
+    facts.add_provenance("nfs_servers", "the node's own network");
+    let case = Case {
+        events: vec![Event {
+            kind: Some("Warning".into()),
+            reason: "FailedMount".into(),
+            message: msg.into(),
+            source: Some("kubelet, node-1".into()),
+            ..Event::default()
+        }],
+        node_facts: Some(facts),
+        ..Case::default()
+    };
+    let r = diagnose(&case, &Options::default());
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.cause == "nfs_server_unreachable")
+        .unwrap_or_else(|| panic!("{:#?}", r.findings));
+    let text = serde_json::to_string(f).unwrap();
+    assert!(!text.contains("not named in the input"), "{text}");
+    assert!(f.summary.contains("10.0.0.5"), "{}", f.summary);
+}
