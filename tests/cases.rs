@@ -117,7 +117,7 @@ fn cases() -> Vec<Case> {
 }
 
 /// The evidence files of a case: everything but its README.
-fn inputs(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))

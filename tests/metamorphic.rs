@@ -36,24 +36,6 @@ struct Subject {
     pod: Option<String>,
 }
 
-fn case_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .to_ascii_uppercase()
-                    .starts_with("README")
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 fn subjects() -> Vec<Subject> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut out = Vec::new();
@@ -66,7 +48,7 @@ fn subjects() -> Vec<Subject> {
     for d in dirs {
         out.push(Subject {
             id: format!("cases/{}", d.file_name().unwrap().to_string_lossy()),
-            files: case_files(&d),
+            files: crate::cases::inputs(&d),
             pod: None,
         });
     }
