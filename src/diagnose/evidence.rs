@@ -278,7 +278,6 @@ pub(crate) fn applies(
 /// volume, a `kubernetes.io~csi` path) and none an in-tree one: what a host mount helper says
 /// does not concern it.
 pub(crate) fn all_csi(hints: &Hints, accs: &Accs) -> bool {
-    let csi = |h: &VolumeHint| h.driver.is_some() && !h.in_tree;
     // The failing volumes whose kind is known (a claim whose PV is not resolved there says
     // nothing yet: the PV's own hint does).
     let failing: Vec<&VolumeHint> = accs
@@ -289,11 +288,11 @@ pub(crate) fn all_csi(hints: &Hints, accs: &Accs) -> bool {
         .filter(|h| is_storage(h))
         .collect();
     if !failing.is_empty() {
-        return failing.iter().all(|h| csi(h));
+        return failing.iter().all(|h| is_csi(h));
     }
     let known: Vec<&VolumeHint> = hints.all().filter(|h| is_storage(h)).collect();
     if !known.is_empty() {
-        return known.iter().all(|h| csi(h));
+        return known.iter().all(|h| is_csi(h));
     }
     accs.list.iter().any(|a| {
         a.evidence
@@ -320,6 +319,11 @@ fn inherit(
     }
 }
 
+/// Whether a volume is a CSI driver's (mounted by its node plugin, not by the kubelet).
+fn is_csi(h: &VolumeHint) -> bool {
+    h.driver.is_some() && !h.in_tree
+}
+
 /// Whether a volume hint is storage a mount can fail on (a driver, a server, a path, a
 /// device, an image, a filesystem): not a Secret, ConfigMap, projected token or emptyDir,
 /// which the kubelet writes itself and no node fact bears on.
@@ -343,7 +347,7 @@ fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
     let mut kubelet_only = true;
     let mut seen = false;
     for h in hints.all() {
-        if h.driver.is_some() && !h.in_tree {
+        if is_csi(h) {
             return false;
         }
         seen = true;
@@ -352,11 +356,7 @@ fn all_in_tree(hints: &Hints, accs: &Accs) -> bool {
     }
     any |= seen && kubelet_only;
     for ctx in accs.list.iter().filter_map(|a| a.ctx.as_ref()) {
-        if ctx
-            .volume
-            .as_ref()
-            .is_some_and(|v| v.driver.is_some() && !v.in_tree)
-        {
+        if ctx.volume.as_ref().is_some_and(is_csi) {
             return false;
         }
     }
