@@ -975,23 +975,34 @@ fn issue_30_many_pods_sharing_a_claim_are_all_diagnosed_in_batches() {
 /// v1.36 server with etcd 3.4 the next page of a kind nobody changed for a while went to etcd
 /// at the cache's old version, already compacted, and the run ended with exit 3 (410 Expired).
 /// The rest of the list is now read as a default list, past what was already read: nothing
-/// lost, nothing twice.
+/// lost, nothing twice. Here the claims (5,200 besides the stuck pods' own, pages of 5,000)
+/// are compacted away after their first page. The biggest list, the 1,200 pods that are not
+/// Pending, is one answer of the cache (`resourceVersion=0`, streamed): no token to expire.
 #[test]
 fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
-    let c = Cluster::from(shared_claim_cluster(2, 1200), Options::new());
+    let mut fc = shared_claim_cluster(2, 1200);
+    for i in 0..5200 {
+        fc.push(json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": { "name": format!("spare-{i:05}"), "namespace": NS,
+                "uid": format!("c1000000-0000-4000-8000-{i:012}") },
+            "spec": { "accessModes": ["ReadWriteOnce"], "storageClassName": "standard",
+                "resources": { "requests": { "storage": "1Gi" } } },
+            "status": { "phase": "Pending" },
+        }));
+    }
+    let c = Cluster::from(fc, Options::new());
     c.api.set_latency(Duration::from_millis(300));
     let api = &c.api;
     let (out, compacted) = std::thread::scope(|scope| {
         let compactor = scope.spawn(move || {
             let start = Instant::now();
             while start.elapsed() < Duration::from_secs(60) {
-                // The first page of the pods that are not Pending (1,200 of them, pages of
-                // 500), asked of the cache, has been answered.
+                // The first page of the claims, asked of the cache, has been answered.
                 let first_page = api.requests().iter().any(|r| {
-                    let q = r.query.replace("%21", "!").replace("%3D", "=");
-                    r.resource == "pods"
-                        && q.contains("status.phase!=Pending")
-                        && q.contains("resourceVersion=1")
+                    r.resource == "persistentvolumeclaims"
+                        && r.query.contains("resourceVersion=1")
+                        && r.status == 200
                 });
                 if first_page {
                     api.compact();
@@ -1017,14 +1028,13 @@ fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
             .expect("run doctor namespace");
         (out, compactor.join().unwrap())
     });
-    assert!(compacted, "no paged pod list seen");
+    assert!(compacted, "no paged claim list seen");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let expired = c
-        .api
-        .requests()
+    let requests = c.api.requests();
+    let expired = requests
         .iter()
-        .filter(|r| r.resource == "pods" && r.status == 410)
+        .filter(|r| r.resource == "persistentvolumeclaims" && r.status == 410)
         .count();
     assert!(
         expired >= 1,
@@ -1033,11 +1043,28 @@ fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     let reports = doc["reports"].as_array().expect("reports");
     assert_eq!(reports.len(), 2, "{doc:#}");
+    // The stuck pods' claim was read (it sorts before the spare ones, on the first page) and
+    // is Bound: no report says it is missing.
+    assert!(!doc.to_string().contains("pvc_missing"), "{doc:#}");
     // 1,200 Running users on 3 nodes: 3 kept, 1,197 counted, each read once.
     let inputs = reports[0]["inputs"].to_string();
     assert!(
         inputs.contains("1197 other user(s) of the pod's claims left out"),
         "{inputs}"
+    );
+    // Those users came in one answer of the cache, with no page token.
+    let running: Vec<_> = requests
+        .iter()
+        .filter(|r| {
+            let q = r.query.replace("%21", "!").replace("%3D", "=");
+            r.resource == "pods" && q.contains("status.phase!=Pending")
+        })
+        .collect();
+    assert_eq!(running.len(), 1, "{running:?}");
+    assert!(
+        running[0].query.contains("resourceVersion=0") && !running[0].query.contains("continue"),
+        "{:?}",
+        running[0]
     );
 }
 

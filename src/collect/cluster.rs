@@ -21,6 +21,7 @@ mod client;
 mod completion;
 mod errors;
 mod evidence;
+mod items;
 mod kubeconfig;
 mod namespace;
 mod nodes;

@@ -645,6 +645,9 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
             .collect_namespace(ns.as_deref(), args.min_age, now)
             .await?;
         let scope = ns.unwrap_or_else(|| "(all namespaces)".into());
+        if global.verbose > 1 {
+            print_read_times(&cluster);
+        }
         Ok::<_, Error>((fleet, cluster.request_count(), scope, cluster.denied()))
     })?;
     let (cases, young) = (cases.cases, cases.young);
@@ -656,7 +659,7 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         now: Some(super::now_secs()),
         ..Options::default()
     };
-    let reports: Vec<Report> = cases.iter().map(|c| diagnose::diagnose(c, &opts)).collect();
+    let reports: Vec<Report> = diagnose::diagnose_all(cases, &opts);
     let groups = fleet::group(&reports);
     let required: Vec<crate::model::Denied> =
         denied.iter().filter(|d| !d.optional).cloned().collect();
@@ -700,13 +703,17 @@ pub fn run_namespace(args: &DoctorNamespaceArgs, global: &Global) -> Result<Exit
         Shown::Summary
     };
     let out = match global.output {
-        crate::render::Format::Json => render::json::to_json(&doc),
-        crate::render::Format::Yaml => render::json::to_yaml(&doc),
-        crate::render::Format::Text => Ok(namespace_text(&doc, super::text_style(global), shown)),
-        crate::render::Format::Junit => Err(render::JUNIT_ONLY.to_string()),
+        crate::render::Format::Json => None,
+        crate::render::Format::Yaml => Some(render::json::to_yaml(&doc)),
+        crate::render::Format::Text => {
+            Some(Ok(namespace_text(&doc, super::text_style(global), shown)))
+        }
+        crate::render::Format::Junit => Some(Err(render::JUNIT_ONLY.to_string())),
+    };
+    match out {
+        None => super::emit_json(&doc)?,
+        Some(out) => super::emit(&out.map_err(Error::Output)?)?,
     }
-    .map_err(Error::Output)?;
-    super::emit(&out)?;
     Ok(match doc.status {
         Status::Partial => ExitCode::Unreachable,
         Status::Stuck | Status::Inconclusive => ExitCode::Problem,

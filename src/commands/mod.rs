@@ -83,6 +83,16 @@ pub fn emit(text: &str) -> Result<()> {
     }
 }
 
+/// Write a document to stdout as JSON while it is serialised (for documents too big to hold
+/// twice). A closed pipe is not an error worth a message, as in `emit`.
+pub fn emit_json<T: serde::Serialize>(doc: &T) -> Result<()> {
+    match crate::render::json::write_json(doc, std::io::stdout().lock()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::Output(e.to_string())),
+    }
+}
+
 /// The async runtime the cluster-facing commands run on (2 workers: this machine's size).
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()

@@ -219,7 +219,17 @@ async fn handle(
                         now: Some(super::now_secs()),
                         ..Options::default()
                     };
-                    let report = diagnose::diagnose(&case, &opts);
+                    // Off the async threads: while one pod is diagnosed (CPU) the others'
+                    // Events are written, and both cores diagnose (issue 30: 3,128 pods after
+                    // the first sync).
+                    let report =
+                        match tokio::task::spawn_blocking(move || diagnose::diagnose(&case, &opts))
+                            .await
+                        {
+                            Ok(r) => r,
+                            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                            Err(_) => return,
+                        };
                     let cause = report
                         .top()
                         .map(|f| f.cause.clone())
