@@ -1190,6 +1190,13 @@ def main():
             e["means"] = default_meaning(e["fmt"] + (e.get("suffix") or ""), info_call)
             e["by"] = "shape"
     for k, h in hand.items():
+        if k not in seen and h.get("composed") and os.path.exists(
+                os.path.join(os.path.abspath(a.source), h["at"].rsplit(":", 1)[0])):
+            # A message the code builds from pieces (a method joining a literal with a field,
+            # two errors' texts): no call holds it whole, so a person wrote it; kept for as
+            # long as its file is there.
+            entries.append(h)
+            continue
         if k not in seen:
             print(f"extract.py: {a.family}: hand meaning dropped, its string is gone: {h['fmt']!r} ({h['means']})",
                   file=sys.stderr)
