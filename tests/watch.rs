@@ -1068,6 +1068,61 @@ fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
     );
 }
 
+/// Issue 30: a claim's users are in its namespace. Across all namespaces, `doctor namespace -A`
+/// reads the pods that are not Pending only in the namespaces of the stuck pods' claims: here
+/// 400 running pods of another namespace, each with a claim of its own name ("shared" too), are
+/// never asked for and change nothing.
+#[test]
+fn issue_30_doctor_namespace_all_reads_claim_users_only_where_the_stuck_claims_are() {
+    let mut fc = shared_claim_cluster(2, 300);
+    for i in 0..400 {
+        fc.push(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": { "name": format!("other-{i:04}"), "namespace": "elsewhere",
+                "uid": format!("b{i:07}-0000-4000-8000-000000000000") },
+            "spec": { "nodeName": "node-0",
+                "containers": [{ "name": "c", "image": "busybox" }],
+                "volumes": [{ "name": "data", "persistentVolumeClaim": { "claimName": "shared" } }] },
+            "status": { "phase": "Running" },
+        }));
+    }
+    let c = Cluster::from(fc, Options::new());
+    let out = cmd()
+        .args(["doctor", "namespace", "-A", "-o", "json", "--kubeconfig"])
+        .arg(&c.kubeconfig)
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run doctor namespace -A");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let reports = doc["reports"].as_array().expect("reports");
+    assert_eq!(reports.len(), 2, "{doc:#}");
+    // 300 Running users of the stuck pods' claim on 3 nodes: 3 kept, 297 counted; none of the
+    // other namespace's 400 pods of a claim with the same name.
+    let inputs = reports[0]["inputs"].to_string();
+    assert!(
+        inputs.contains("297 other user(s) of the pod's claims left out"),
+        "{inputs}"
+    );
+    let running: Vec<_> = c
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            let q = r.query.replace("%21", "!").replace("%3D", "=");
+            r.resource == "pods" && q.contains("status.phase!=Pending")
+        })
+        .collect();
+    assert_eq!(running.len(), 1, "{running:?}");
+    assert_eq!(
+        running[0].namespace.as_deref(),
+        Some(NS),
+        "{:?}",
+        running[0]
+    );
+}
+
 /// Issue 29: the watch's counters never say "nothing stuck" while pods fail. Under the default
 /// `--min-age` (2m), the two pods of a rollout 30 s old with FailedMount events get their
 /// VolumeDiagnosis Event and are counted stuck; the one without a failure event is counted in
