@@ -33,6 +33,7 @@ seed() { # seed <target>: copy the fixtures that fit the target into its corpus
     probe) globs=(fixtures/synthetic/*probe*) ;;
     transcripts) globs=(fixtures/node/*.txt) ;;
     tables) globs=(fixtures/tables/*.txt fixtures/clusters/*/logs/*/*/*.log) ;;
+    list_items) globs=(fixtures/synthetic/objects/*.json) ;;
     *) globs=(fixtures/seed/* fixtures/synthetic/*) ;;
   esac
   for f in "${globs[@]}"; do

@@ -21,7 +21,6 @@ mod client;
 mod completion;
 mod errors;
 mod evidence;
-mod items;
 mod kubeconfig;
 mod namespace;
 mod nodes;

@@ -5,6 +5,7 @@ pub mod describe_node;
 pub mod events;
 pub mod identity;
 pub mod klog;
+pub mod list_items;
 pub mod mount_error;
 pub mod mountinfo;
 pub mod objects;

@@ -165,7 +165,7 @@ impl Cluster {
         let idle = self.timeout;
         let read = async {
             let mut stream = self.client.request_stream(req).await?;
-            let mut split = super::items::ItemSplitter::new();
+            let mut split = crate::parse::list_items::ItemSplitter::new();
             let bad = |m: String| {
                 kube::Error::ReadEvents(std::io::Error::new(std::io::ErrorKind::InvalidData, m))
             };

@@ -1,7 +1,8 @@
 //! A Kubernetes list's `items`, one object at a time, as the answer's bytes arrive: a list the
 //! API server answers whole from its watch cache (`resourceVersion=0`: every pod of a cluster
 //! that is not Pending, 128 MB of JSON at 50,000 pods) is decoded item by item and never held
-//! whole (issue 30). Only the split is done here; each item's bytes are decoded with serde.
+//! whole (issue 30). Only the split is done here; the collector decodes each item's bytes with
+//! serde (collect/cluster/reads.rs, `list_streamed`).
 //!
 //! The answer is a JSON object (`{"kind":"PodList","apiVersion":"v1","metadata":{..},
 //! "items":[{..},{..}]}`, apimachinery's List encoding); the splitter follows strings (and
