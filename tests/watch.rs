@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::fake_api::{start_in_background, FakeApi, FakeCluster, Options};
+use crate::support::fake_api::{start_in_background, FakeApi, FakeCluster, Options, Request};
 use crate::util::{cmd, TempDir};
 
 const NS: &str = "ops-test";
@@ -41,6 +41,30 @@ impl Cluster {
             dir,
             kubeconfig,
         }
+    }
+
+    /// `volmnt doctor namespace SCOPE -o json` against this cluster.
+    fn doctor_namespace(&self, scope: &[&str]) -> std::process::Output {
+        cmd()
+            .args(["doctor", "namespace"])
+            .args(scope)
+            .args(["-o", "json", "--kubeconfig"])
+            .arg(&self.kubeconfig)
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("run doctor namespace")
+    }
+
+    /// The requests that listed the pods that are not Pending (the other users of a claim).
+    fn non_pending_pod_lists(&self) -> Vec<Request> {
+        self.api
+            .requests()
+            .into_iter()
+            .filter(|r| {
+                let q = r.query.replace("%21", "!").replace("%3D", "=");
+                r.resource == "pods" && q.contains("status.phase!=Pending")
+            })
+            .collect()
     }
 
     /// `volmnt watch ARGS` in the background, its stderr collected line by line.
@@ -945,20 +969,7 @@ fn issue_30_many_pods_sharing_a_claim_are_all_diagnosed_in_batches() {
     // doctor namespace assembles its cases the same way. It looks for other users among the
     // pods that are not stuck (as before issue 30): the 300 Running ones, one kept per node,
     // the other 297 counted.
-    let out = cmd()
-        .args([
-            "doctor",
-            "namespace",
-            "-n",
-            NS,
-            "-o",
-            "json",
-            "--kubeconfig",
-        ])
-        .arg(&c.kubeconfig)
-        .env_remove("KUBECONFIG")
-        .output()
-        .expect("run doctor namespace");
+    let out = c.doctor_namespace(&["-n", NS]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
     });
@@ -1012,20 +1023,7 @@ fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
             }
             false
         });
-        let out = cmd()
-            .args([
-                "doctor",
-                "namespace",
-                "-n",
-                NS,
-                "-o",
-                "json",
-                "--kubeconfig",
-            ])
-            .arg(&c.kubeconfig)
-            .env_remove("KUBECONFIG")
-            .output()
-            .expect("run doctor namespace");
+        let out = c.doctor_namespace(&["-n", NS]);
         (out, compactor.join().unwrap())
     });
     assert!(compacted, "no paged claim list seen");
@@ -1053,13 +1051,7 @@ fn issue_30_doctor_namespace_survives_a_continue_token_compacted_away() {
         "{inputs}"
     );
     // Those users came in one answer of the cache, with no page token.
-    let running: Vec<_> = requests
-        .iter()
-        .filter(|r| {
-            let q = r.query.replace("%21", "!").replace("%3D", "=");
-            r.resource == "pods" && q.contains("status.phase!=Pending")
-        })
-        .collect();
+    let running = c.non_pending_pod_lists();
     assert_eq!(running.len(), 1, "{running:?}");
     assert!(
         running[0].query.contains("resourceVersion=0") && !running[0].query.contains("continue"),
@@ -1087,12 +1079,7 @@ fn issue_30_doctor_namespace_all_reads_claim_users_only_where_the_stuck_claims_a
         }));
     }
     let c = Cluster::from(fc, Options::new());
-    let out = cmd()
-        .args(["doctor", "namespace", "-A", "-o", "json", "--kubeconfig"])
-        .arg(&c.kubeconfig)
-        .env_remove("KUBECONFIG")
-        .output()
-        .expect("run doctor namespace -A");
+    let out = c.doctor_namespace(&["-A"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -1105,15 +1092,7 @@ fn issue_30_doctor_namespace_all_reads_claim_users_only_where_the_stuck_claims_a
         inputs.contains("297 other user(s) of the pod's claims left out"),
         "{inputs}"
     );
-    let running: Vec<_> = c
-        .api
-        .requests()
-        .into_iter()
-        .filter(|r| {
-            let q = r.query.replace("%21", "!").replace("%3D", "=");
-            r.resource == "pods" && q.contains("status.phase!=Pending")
-        })
-        .collect();
+    let running = c.non_pending_pod_lists();
     assert_eq!(running.len(), 1, "{running:?}");
     assert_eq!(
         running[0].namespace.as_deref(),

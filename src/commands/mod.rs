@@ -75,18 +75,25 @@ pub fn text_style(g: &Global) -> crate::render::text::Style {
 
 /// Write a rendered document to stdout. A closed pipe (`| head`) is not an error worth a message.
 pub fn emit(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::Output(e.to_string())),
-    }
+    to_stdout(|out| out.write_all(text.as_bytes()))
 }
 
 /// Write a document to stdout as JSON while it is serialised (for documents too big to hold
-/// twice). A closed pipe is not an error worth a message, as in `emit`.
+/// twice), as `emit` writes text.
 pub fn emit_json<T: serde::Serialize>(doc: &T) -> Result<()> {
-    match crate::render::json::write_json(doc, std::io::stdout().lock()) {
+    to_stdout(|out| {
+        let mut buf = std::io::BufWriter::new(out);
+        crate::render::json::write_json(doc, &mut buf)?;
+        buf.flush()
+    })
+}
+
+/// Run `write` on stdout, then flush it: a closed pipe is fine, any other failure an error.
+fn to_stdout(
+    write: impl FnOnce(&mut std::io::StdoutLock<'static>) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match write(&mut out).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::Output(e.to_string())),

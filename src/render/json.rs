@@ -12,21 +12,17 @@ pub struct Messages<'a> {
 }
 
 pub fn to_json<T: Serialize>(v: &T) -> Result<String, String> {
-    serde_json::to_string_pretty(v)
-        .map(|mut s| {
-            s.push('\n');
-            s
-        })
-        .map_err(|e| e.to_string())
+    let mut out = Vec::new();
+    write_json(v, &mut out).map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
 }
 
-/// The same JSON as `to_json`, written as it is made: a fleet's document (3,000 stuck pods'
-/// reports, 50 MB) is never held whole in memory beside the reports it is made of (issue 30).
-pub fn write_json<T: Serialize, W: std::io::Write>(v: &T, w: W) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::with_capacity(64 * 1024, w);
+/// The JSON document (pretty, one newline after it) written as it is made: `to_json` writes it
+/// into memory; a fleet's document (3,000 stuck pods' reports, 50 MB) goes straight to stdout,
+/// never held whole beside the reports it is made of (issue 30).
+pub fn write_json<T: Serialize, W: std::io::Write>(v: &T, mut w: W) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut w, v).map_err(std::io::Error::from)?;
-    std::io::Write::write_all(&mut w, b"\n")?;
-    std::io::Write::flush(&mut w)
+    w.write_all(b"\n")
 }
 
 pub fn to_yaml<T: Serialize>(v: &T) -> Result<String, String> {

@@ -294,9 +294,12 @@ impl Cluster {
         // leaves them out by default): this list reads them from etcd, filtered by the server
         // to warnings about pods, then here to the stuck pods' (memory holds only those).
         let mut warnings: HashMap<Key, Vec<Event>> = HashMap::new();
-        let events_fut = self.list_fleet(
+        // In pages of FLEET_PAGE: a list read from etcd costs its number of pages.
+        let events_fut = self.list_pages(
             scope.api::<CoreEvent>(&c),
-            ListParams::default().fields("involvedObject.kind=Pod,type=Warning"),
+            ListParams::default()
+                .fields("involvedObject.kind=Pod,type=Warning")
+                .limit(super::reads::FLEET_PAGE),
             scope.access("events"),
             |e: &CoreEvent| {
                 let key = (

@@ -394,14 +394,7 @@ impl Cluster {
         let lp = ListParams::default().fields(&format!(
             "involvedObject.kind=PersistentVolumeClaim,involvedObject.name={claim},type=Warning{by_uid}"
         ));
-        self.list(
-            Api::<CoreEvent>::namespaced(self.client.clone(), ns),
-            lp,
-            Access::ns("events", ns),
-            |_| true,
-        )
-        .await
-        .map(|f| f.map(|v| v.iter().map(event_from_core).collect::<Vec<_>>()))
+        self.core_events(ns, lp).await
     }
 
     /// Chain B: everything else that needs only the pod, side by side, one read per object
@@ -545,11 +538,8 @@ impl Cluster {
         Ok(Some(Fetch::Got(out)))
     }
 
-    /// The pod's core/v1 events, in the model: the list filtered by the server.
-    async fn pod_events_core(&self, ns: &str, name: &str) -> Result<Fetch<Vec<Event>>> {
-        let lp = ListParams::default().fields(&format!(
-            "involvedObject.name={name},involvedObject.namespace={ns},involvedObject.kind=Pod"
-        ));
+    /// The core/v1 events of a namespace that `lp` selects, in the model.
+    async fn core_events(&self, ns: &str, lp: ListParams) -> Result<Fetch<Vec<Event>>> {
         self.list(
             Api::<CoreEvent>::namespaced(self.client.clone(), ns),
             lp,
@@ -558,6 +548,14 @@ impl Cluster {
         )
         .await
         .map(|f| f.map(|v| v.iter().map(event_from_core).collect::<Vec<_>>()))
+    }
+
+    /// The pod's core/v1 events, in the model: the list filtered by the server.
+    async fn pod_events_core(&self, ns: &str, name: &str) -> Result<Fetch<Vec<Event>>> {
+        let lp = ListParams::default().fields(&format!(
+            "involvedObject.name={name},involvedObject.namespace={ns},involvedObject.kind=Pod"
+        ));
+        self.core_events(ns, lp).await
     }
 
     /// With claims, every node that still lists a volume in its status (volumesInUse,

@@ -213,22 +213,6 @@ impl Cluster {
         }
     }
 
-    /// `list` in pages of `FLEET_PAGE`: for the lists of a whole cluster read from etcd (the
-    /// events), whose cost is their number of pages.
-    pub async fn list_fleet<K>(
-        &self,
-        api: Api<K>,
-        params: ListParams,
-        access: Access<'_>,
-        keep: impl FnMut(&K) -> bool,
-    ) -> Result<Fetch<Vec<K>>>
-    where
-        K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
-    {
-        self.list_pages(api, params.limit(FLEET_PAGE), access, keep)
-            .await
-    }
-
     /// LIST answered by the API server's watch cache: `resourceVersion=0` ("any version"),
     /// which the server answers from memory (for pods on a node, from its index of
     /// `spec.nodeName`) instead of reading and decoding every object of the kind from etcd, as
@@ -303,7 +287,8 @@ impl Cluster {
         Ok(done.unwrap_or(Fetch::Missing).map(|()| out))
     }
 
-    async fn list_pages<K>(
+    /// LIST in pages of the size `params` asks for (`limit`), each filtered by `keep`.
+    pub(super) async fn list_pages<K>(
         &self,
         api: Api<K>,
         params: ListParams,
